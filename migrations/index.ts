@@ -1,0 +1,19 @@
+import { Migration20261121123250_login_protection_and_brokering } from './Migration20261121123250_login_protection_and_brokering';
+import { Migration20261121115256_sharing_and_account_sessions } from './Migration20261121115256_sharing_and_account_sessions';
+import { Migration20261121110548_foundation } from './Migration20261121110548_foundation';
+import type { Migration } from '@mikro-orm/migrations';
+
+type MigrationClass = new (...args: ConstructorParameters<typeof Migration>) => Migration;
+
+/** Every migration in the order it runs. `npm run migration:create` appends new ones here. */
+export const migrations: { name: string; class: MigrationClass }[] = [
+  { name: 'Migration20261121110548_foundation', class: Migration20261121110548_foundation },
+  {
+    name: 'Migration20261121115256_sharing_and_account_sessions',
+    class: Migration20261121115256_sharing_and_account_sessions,
+  },
+  {
+    name: 'Migration20261121123250_login_protection_and_brokering',
+    class: Migration20261121123250_login_protection_and_brokering,
+  },
+];

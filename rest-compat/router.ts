@@ -1,0 +1,70 @@
+import express, { type Request, type RequestHandler, type Response } from 'express';
+import { execute, parse, validate, type GraphQLError, type GraphQLSchema } from 'graphql';
+import { isAppError, type AppError } from '../src/kernel/errors';
+import type { Scope } from '../src/kernel/scope';
+import { errorBody, HTTP_STATUS } from './http-errors';
+import type { RestRequest, RestRoute } from './route';
+
+export function scopeOf(res: Response): Scope {
+  return res.locals.scope as Scope;
+}
+
+/** Answers an AppError in the legacy wire format; `overrides` are a route's status quirks. */
+export function sendAppError(res: Response, error: AppError, overrides: RestRoute['errorStatus'] = {}): void {
+  const status = overrides[error.code] ?? HTTP_STATUS[error.code];
+  res.status(status).json(errorBody(status, error.message));
+}
+
+function sendExecutionError(res: Response, route: RestRoute, error: GraphQLError): void {
+  const original = error.originalError;
+  if (isAppError(original)) return sendAppError(res, original, route.errorStatus);
+  if (error.path === undefined) {
+    // Documents are validated at start-up, so an error before any field ran is bad variable input.
+    res.status(400).json(errorBody(400, error.message));
+    return;
+  }
+  throw original ?? error;
+}
+
+/** What runs before a route's operation: body parsing and authentication, chosen per route. */
+export type EdgeFor = (route: RestRoute) => RequestHandler[];
+
+/**
+ * Builds the legacy REST API from the route table: each row runs its GraphQL operation
+ * in-process on the same schema (and so the same services and rules) as /graphql.
+ */
+export function restCompatRouter(
+  schema: GraphQLSchema,
+  routes: readonly RestRoute[],
+  edgeFor: EdgeFor,
+): express.Router {
+  const router = express.Router();
+  for (const route of routes) {
+    const document = parse(route.document);
+    const problems = validate(schema, document);
+    if (problems.length)
+      throw new Error(`rest-compat ${route.method.toUpperCase()} ${route.path}: ${problems[0].message}`);
+    router[route.method](route.path, ...edgeFor(route), async (req: Request, res: Response) => {
+      const request: RestRequest = {
+        params: req.params as Record<string, string>,
+        query: req.query,
+        headers: req.headers,
+        body: req.body,
+      };
+      try {
+        const variableValues = route.variables?.(request) ?? {};
+        const result = await execute({ schema, document, contextValue: scopeOf(res), variableValues });
+        if (result.errors?.length) return sendExecutionError(res, route, result.errors[0]);
+        const reply = { header: (name: string, value: string) => res.setHeader(name, value) };
+        const body = route.respond?.(result.data ?? {}, reply, request);
+        res.status(route.status);
+        if (body === undefined) res.end();
+        else res.json(body);
+      } catch (error) {
+        if (isAppError(error)) return sendAppError(res, error, route.errorStatus);
+        throw error;
+      }
+    });
+  }
+  return router;
+}

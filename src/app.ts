@@ -1,0 +1,101 @@
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { GraphQLSchema } from 'graphql';
+import { expressMiddleware } from '@as-integrations/express5';
+import { errorBody, HTTP_STATUS } from '../rest-compat/http-errors';
+import { restCompatRouter, sendAppError } from '../rest-compat/router';
+import { restRoutes } from '../rest-compat/routes';
+import { sweepExpired } from './auth/oidc/postgres-adapter';
+import type { Config } from './config';
+import { resolverBindings } from './graphql/resolvers';
+import { buildIsletSchema } from './graphql/schema';
+import { createServices } from './services';
+import { realmRoutes } from './auth/endpoints';
+import { createApolloServer } from './graphql/server';
+import { authenticate } from './http/authenticate';
+import { apiCors } from './http/cors';
+import { healthRouter } from './http/health';
+import { jsonBody } from './http/json-body';
+import { requestContext } from './http/request-context';
+import type { Orm } from './infra/database/orm';
+import type { Logger } from './infra/logger';
+import type { ObjectStore } from './infra/object-store/object-store';
+import type { AppError } from './kernel/errors';
+
+export interface AppDependencies {
+  config: Config;
+  logger: Logger;
+  orm: Orm;
+  objectStore: ObjectStore;
+  /** Public base URL; realm issuers live under it. */
+  baseUrl: string;
+  secrets: { serverSecret: string; devClientSecret: string | undefined };
+}
+
+export interface IsletApp {
+  handler: express.Express;
+  schema: GraphQLSchema;
+  close(): Promise<void>;
+}
+
+const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
+
+function graphqlError(error: AppError, res: Response): void {
+  res.status(HTTP_STATUS[error.code]).json({ errors: [{ message: error.message, extensions: { code: error.code } }] });
+}
+
+/** Composes the service: domain services, realms, GraphQL, the legacy REST table and health. */
+export async function createApp({
+  config,
+  logger,
+  orm,
+  objectStore,
+  baseUrl,
+  secrets,
+}: AppDependencies): Promise<IsletApp> {
+  const services = await createServices({ config, logger, orm, baseUrl, secrets });
+  const { authenticator, realms } = services;
+
+  const schema = await buildIsletSchema(resolverBindings(services));
+  const apollo = createApolloServer(schema, logger);
+  await apollo.start();
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('trust proxy', config.trustProxy);
+  app.use(requestContext(logger, config.sqlStatementHeader));
+  app.use(healthRouter(orm, objectStore));
+  app.use('/realms', realms.router(realmRoutes(services, config, logger)));
+
+  app.use('/graphql', apiCors, jsonBody(graphqlError), authenticate(authenticator, orm, logger, graphqlError));
+  app.use('/graphql', expressMiddleware(apollo, { context: async ({ res }) => res.locals.scope }));
+
+  const restError = (error: AppError, res: Response) => sendAppError(res, error);
+  const parseJson = jsonBody(restError);
+  const strict = authenticate(authenticator, orm, logger, restError);
+  const lenient = authenticate(authenticator, orm, logger, restError, { lenient: true });
+  app.use(apiCors);
+  app.use(restCompatRouter(schema, restRoutes, (route) => [parseJson, route.lenientCredentials ? lenient : strict]));
+
+  app.use((req: Request, res: Response) => {
+    res.status(404).json(errorBody(404, `No route for ${req.method} ${req.path}`));
+  });
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    logger.error({ err: error, method: req.method, path: req.path }, 'request failed');
+    if (!res.headersSent) res.status(500).json(errorBody(500, 'Internal server error'));
+  });
+
+  const sweeper = setInterval(() => {
+    sweepExpired(orm).catch((error: unknown) => logger.warn({ err: error }, 'sweeping expired OIDC records failed'));
+  }, SWEEP_INTERVAL_MS).unref();
+
+  return {
+    handler: app,
+    schema,
+    close: async () => {
+      clearInterval(sweeper);
+      await apollo.stop();
+      await services.close();
+    },
+  };
+}

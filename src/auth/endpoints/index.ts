@@ -1,0 +1,49 @@
+import express from 'express';
+import type { Config } from '../../config';
+import { rateLimit, RateLimiter } from '../../http/rate-limit';
+import type { Logger } from '../../infra/logger';
+import type { Services } from '../../services';
+import { InteractionRoutes } from '../interactions/interaction-routes';
+import { messagePage, PAGE_HEADERS } from '../interactions/pages';
+import { realmOf } from '../realms';
+import { TokenEndpoints } from './token-endpoints';
+
+/**
+ * The specification's authorization requests are OpenID Connect requests: without `openid` in
+ * the scope they are refused on a page (not redirected: nothing has checked redirect_uri yet).
+ */
+function requireOpenIdScope(req: express.Request, res: express.Response, next: express.NextFunction): void {
+  const scope = typeof req.query.scope === 'string' ? req.query.scope.split(' ') : [];
+  if (scope.includes('openid')) return next();
+  res
+    .status(400)
+    .set(PAGE_HEADERS)
+    .send(
+      messagePage(
+        { realm: realmOf(res).realm, title: 'Invalid request' },
+        'invalid_scope: the scope must include openid',
+      ),
+    );
+}
+
+/** Islet's own routes under /realms/{realm}, served before the realm's provider. */
+export function realmRoutes(services: Services, config: Config, logger: Logger): express.Router {
+  const router = express.Router();
+  const limiter = config.tokenRateLimit > 0 ? new RateLimiter(config.tokenRateLimit) : undefined;
+  router.post(
+    '/protocol/openid-connect/token',
+    rateLimit(limiter, (req, res) => `${realmOf(res).realm}:${req.ip}`),
+  );
+  router.get('/protocol/openid-connect/auth', requireOpenIdScope);
+  router.use(new TokenEndpoints(services.verifier, services.revocations, services.accountDirectory).router());
+  router.use(
+    new InteractionRoutes(
+      services.guard,
+      services.broker,
+      services.brokerLogin,
+      services.brokerStates,
+      logger,
+    ).router(),
+  );
+  return router;
+}

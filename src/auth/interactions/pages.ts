@@ -1,0 +1,131 @@
+import { html, Html } from './html';
+
+/** Headers of every page: no scripts or third-party resources, no framing, no caching. */
+export const PAGE_HEADERS = {
+  'Content-Security-Policy':
+    "default-src 'none'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'",
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'no-referrer',
+  'Cache-Control': 'no-store',
+};
+
+export interface PageFrame {
+  realm: string;
+  title: string;
+}
+
+function page({ realm, title }: PageFrame, content: Html): string {
+  return html`<!doctype html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="robots" content="noindex" />
+        <title>${title} · Islet</title>
+        <link rel="stylesheet" href="/realms/${realm}/resources/islet.css" />
+      </head>
+      <body>
+        <main>${content}</main>
+      </body>
+    </html>`.toString();
+}
+
+export interface Broker {
+  name: string;
+  href: string;
+}
+
+export interface LoginPage extends PageFrame {
+  action: string;
+  csrf: string;
+  username: string;
+  clientName: string;
+  error?: string;
+  notice?: string;
+  brokers: Broker[];
+}
+
+export function loginPage(view: LoginPage): string {
+  return page(
+    view,
+    html`<h1>Sign in</h1>
+      <p class="lead">to continue to ${view.clientName}</p>
+      ${view.error ? html`<p class="error" role="alert" id="login-error">${view.error}</p>` : ''}
+      ${view.notice ? html`<p class="notice" role="status">${view.notice}</p>` : ''}
+      <form method="post" action="${view.action}" novalidate>
+        <input type="hidden" name="csrf" value="${view.csrf}" />
+        <label for="username">Email</label>
+        <input
+          id="username"
+          name="username"
+          type="email"
+          autocomplete="username"
+          required
+          autofocus
+          value="${view.username}"
+          ${view.error ? html`aria-describedby="login-error" aria-invalid="true"` : ''}
+        />
+        <label for="password">Password</label>
+        <input id="password" name="password" type="password" autocomplete="current-password" required />
+        <button type="submit">Sign in</button>
+      </form>
+      ${
+        view.brokers.length
+          ? html`<nav class="brokers" aria-label="Other ways to sign in">
+              ${view.brokers.map((broker) => html`<a href="${broker.href}">Sign in with ${broker.name}</a>`)}
+            </nav>`
+          : ''
+      }
+      <footer>Realm ${view.realm}</footer>`,
+  );
+}
+
+export interface ConsentPage extends PageFrame {
+  action: string;
+  csrf: string;
+  clientName: string;
+  scopes: string[];
+}
+
+const SCOPE_DESCRIPTIONS: Record<string, string> = {
+  openid: 'Know who you are',
+  email: 'See your email address',
+  profile: 'See your user name',
+  offline_access: 'Keep access while you are away',
+};
+
+export function consentPage(view: ConsentPage): string {
+  return page(
+    view,
+    html`<h1>Allow access?</h1>
+      <p class="lead">${view.clientName} asks to:</p>
+      <ul class="scopes">
+        ${view.scopes.map((scope) => html`<li>${SCOPE_DESCRIPTIONS[scope] ?? scope}</li>`)}
+      </ul>
+      <form method="post" action="${view.action}">
+        <input type="hidden" name="csrf" value="${view.csrf}" />
+        <button type="submit" name="decision" value="allow">Allow</button>
+        <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+      </form>`,
+  );
+}
+
+export function messagePage(frame: PageFrame, message: string): string {
+  return page(
+    frame,
+    html`<h1>${frame.title}</h1>
+      <p class="lead">${message}</p>`,
+  );
+}
+
+/** RP-initiated logout: oidc-provider supplies the form (with its own xsrf field). */
+export function logoutPage(frame: PageFrame, form: string): string {
+  return page(
+    frame,
+    html`<h1>Sign out?</h1>
+      <p class="lead">You will be signed out of this realm.</p>
+      ${new Html(form)}
+      <button type="submit" form="op.logoutForm" name="logout" value="yes">Sign out</button>
+      <button type="submit" form="op.logoutForm" class="secondary">Stay signed in</button>`,
+  );
+}

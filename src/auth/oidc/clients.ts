@@ -1,0 +1,168 @@
+import fs from 'node:fs';
+import type { Orm } from '../../infra/database/orm';
+import { REALMS, type Config, type Realm } from '../../config';
+import { generateClientSecret, hashClientSecret } from './client-secrets';
+import { SUPPORTED_SCOPES } from './scopes';
+
+/** Client metadata Islet adds to OIDC's: roles, trust and redirect conveniences. */
+export const CUSTOM_CLIENT_PROPERTIES = [
+  'realm_roles',
+  'trusted_partner',
+  'first_party',
+  'loopback_redirects',
+] as const;
+
+export const BACKEND_SERVICE_ROLE = 'backend_service';
+export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
+
+/** Internal clients: legacy `/auth/login` sessions and `/auth/serverlogin` server tokens. */
+export const LEGACY_CLIENT_ID = 'islet-legacy';
+export const SERVER_CLIENT_ID = 'islet-server';
+export const DEV_CLIENT_ID = 'islet-dev';
+
+/** A client as configured (snake_case, as in OIDC client metadata). */
+export interface ClientDefinition {
+  client_id: string;
+  /** Omitted for public clients (which must use PKCE). */
+  client_secret?: string;
+  grant_types: string[];
+  redirect_uris?: string[];
+  post_logout_redirect_uris?: string[];
+  /** `backend_service` makes its client-credentials tokens server tokens. */
+  realm_roles?: string[];
+  /** May use the password and token-exchange grants. */
+  trusted_partner?: boolean;
+  /** Skips the consent step: a client of this deployment. */
+  first_party?: boolean;
+  /** Accepts any port and path on http://127.0.0.1 or http://localhost (RFC 8252 §7.3). */
+  loopback_redirects?: boolean;
+}
+
+type ClientLike = { [key: string]: unknown };
+
+export function realmRolesOf(client: ClientLike): string[] {
+  return Array.isArray(client.realm_roles) ? (client.realm_roles as string[]) : [];
+}
+
+export function isTrustedPartner(client: ClientLike): boolean {
+  return client.trusted_partner === true;
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+export function allowsLoopbackRedirect(client: ClientLike, uri: string): boolean {
+  if (client.loopback_redirects !== true) return false;
+  const parsed = URL.parse(uri);
+  return parsed !== null && parsed.protocol === 'http:' && LOOPBACK_HOSTS.has(parsed.hostname) && parsed.hash === '';
+}
+
+const KNOWN_KEYS = new Set([
+  'client_id',
+  'client_secret',
+  'grant_types',
+  'redirect_uris',
+  'post_logout_redirect_uris',
+  ...CUSTOM_CLIENT_PROPERTIES,
+]);
+
+function checkDefinition(definition: ClientDefinition, where: string): ClientDefinition {
+  const unknown = Object.keys(definition).filter((key) => !KNOWN_KEYS.has(key));
+  if (unknown.length) throw new Error(`${where}: unknown client settings ${unknown.join(', ')}`);
+  if (typeof definition.client_id !== 'string' || !/^[\w.:-]{1,128}$/.test(definition.client_id)) {
+    throw new Error(`${where}: client_id must be 1-128 letters, digits or . _ : -`);
+  }
+  if (definition.client_secret !== undefined && String(definition.client_secret).length < 16) {
+    throw new Error(`${where}: client_secret of ${definition.client_id} must be at least 16 characters`);
+  }
+  if (!Array.isArray(definition.grant_types) || definition.grant_types.length === 0) {
+    throw new Error(`${where}: ${definition.client_id} needs a non-empty grant_types list`);
+  }
+  return definition;
+}
+
+/**
+ * Reads OIDC_CLIENTS_FILE: `{ "<realm>" | "*": [ClientDefinition, ...] }`, where "*" applies to
+ * every realm. Mistakes stop the start-up with a message naming the client.
+ */
+export function readClientsFile(file: string): Map<Realm, ClientDefinition[]> {
+  const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, ClientDefinition[]>;
+  const byRealm = new Map<Realm, ClientDefinition[]>(REALMS.map((realm) => [realm, []]));
+  for (const [key, definitions] of Object.entries(parsed)) {
+    if (key !== '*' && !(REALMS as readonly string[]).includes(key)) throw new Error(`${file}: unknown realm "${key}"`);
+    if (!Array.isArray(definitions)) throw new Error(`${file}: "${key}" must list clients`);
+    for (const definition of definitions) {
+      checkDefinition(definition, file);
+      for (const realm of key === '*' ? REALMS : [key as Realm]) byRealm.get(realm)!.push(definition);
+    }
+  }
+  return byRealm;
+}
+
+export function developmentClient(secret: string): ClientDefinition {
+  return {
+    client_id: DEV_CLIENT_ID,
+    client_secret: secret,
+    grant_types: ['authorization_code', 'refresh_token', 'password', 'client_credentials', TOKEN_EXCHANGE_GRANT],
+    redirect_uris: ['http://127.0.0.1/callback', 'http://localhost/callback'],
+    post_logout_redirect_uris: ['http://127.0.0.1/', 'http://localhost/'],
+    trusted_partner: true,
+    first_party: true,
+    loopback_redirects: true,
+  };
+}
+
+/** The clients the service itself uses; their secrets never leave the process. */
+export function internalClients(): ClientDefinition[] {
+  return [
+    {
+      client_id: LEGACY_CLIENT_ID,
+      client_secret: generateClientSecret(),
+      grant_types: ['refresh_token'],
+      first_party: true,
+    },
+    {
+      client_id: SERVER_CLIENT_ID,
+      client_secret: generateClientSecret(),
+      grant_types: ['client_credentials'],
+      realm_roles: [BACKEND_SERVICE_ROLE],
+    },
+  ];
+}
+
+/** OIDC client metadata as oidc-provider reads it from the adapter, with the secret hashed. */
+function toMetadata(definition: ClientDefinition): Record<string, unknown> {
+  const { client_secret: secret, redirect_uris: redirects = [], ...rest } = definition;
+  const usesBrowser = definition.grant_types.includes('authorization_code');
+  return {
+    ...rest,
+    redirect_uris: redirects,
+    response_types: usesBrowser ? ['code'] : [],
+    token_endpoint_auth_method: secret === undefined ? 'none' : 'client_secret_basic',
+    scope: SUPPORTED_SCOPES.join(' '),
+    ...(secret === undefined ? {} : { client_secret: hashClientSecret(secret) }),
+  };
+}
+
+/** Stores the realm's clients (replacing earlier versions) where oidc-provider looks them up. */
+export async function registerClients(orm: Orm, realm: Realm, definitions: ClientDefinition[]): Promise<void> {
+  const connection = orm.em.getConnection();
+  for (const definition of definitions) {
+    await connection.execute(
+      `insert into oidc_records (realm, model, id, payload) values (?, 'Client', ?, ?)
+       on conflict (realm, model, id) do update set payload = excluded.payload`,
+      [realm, definition.client_id, JSON.stringify(toMetadata(definition))],
+      'run',
+    );
+  }
+}
+
+/** Every realm's clients: the internal ones, the development client and OIDC_CLIENTS_FILE's. */
+export function clientsFor(config: Config, devClientSecret: string | undefined): Map<Realm, ClientDefinition[]> {
+  const configured = config.oidcClientsFile
+    ? readClientsFile(config.oidcClientsFile)
+    : new Map<Realm, ClientDefinition[]>();
+  const development = devClientSecret && config.nodeEnv !== 'production' ? [developmentClient(devClientSecret)] : [];
+  return new Map(
+    REALMS.map((realm) => [realm, [...internalClients(), ...development, ...(configured.get(realm) ?? [])]]),
+  );
+}

@@ -1,0 +1,129 @@
+import { LRUCache } from 'lru-cache';
+import type { Adapter, AdapterPayload } from 'oidc-provider';
+import type { Orm } from '../../infra/database/orm';
+
+type Row = { payload: AdapterPayload };
+
+/**
+ * oidc-provider's storage on PostgreSQL, one instance per realm and model. `consume` keeps the
+ * record (marked consumed) because refresh-token reuse detection depends on finding it again.
+ * Expired rows are ignored on read and removed by `sweepExpired`.
+ */
+export class PostgresAdapter implements Adapter {
+  private readonly clients = new LRUCache<string, Promise<AdapterPayload | undefined>>({ max: 1000, ttl: 10_000 });
+
+  constructor(
+    private readonly orm: Orm,
+    private readonly realm: string,
+    private readonly model: string,
+    /** Told whenever a grant is destroyed: logout, revocation, refresh-token reuse. */
+    private readonly onGrantDestroyed: (realm: string, grantId: string) => Promise<void>,
+  ) {}
+
+  private execute<T>(sql: string, params: unknown[], method: 'all' | 'run' = 'all'): Promise<T> {
+    return this.orm.em.getConnection().execute<T & object>(sql, params, method) as Promise<T>;
+  }
+
+  async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
+    const expiresAt = expiresIn ? new Date(Date.now() + expiresIn * 1000) : null;
+    await this.execute(
+      `insert into oidc_records (realm, model, id, payload, grant_id, account_id, uid, expires_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?)
+       on conflict (realm, model, id) do update
+       set payload = excluded.payload, grant_id = excluded.grant_id, account_id = excluded.account_id,
+           uid = excluded.uid, expires_at = excluded.expires_at`,
+      [
+        this.realm,
+        this.model,
+        id,
+        JSON.stringify(payload),
+        payload.grantId ?? null,
+        payload.accountId ?? null,
+        payload.uid ?? null,
+        expiresAt,
+      ],
+      'run',
+    );
+  }
+
+  private async findWhere(column: 'id' | 'uid', value: string): Promise<AdapterPayload | undefined> {
+    const rows = await this.execute<Row[]>(
+      `select payload from oidc_records
+       where realm = ? and model = ? and ${column} = ? and (expires_at is null or expires_at > now())
+       limit 1`,
+      [this.realm, this.model, value],
+    );
+    return rows[0]?.payload;
+  }
+
+  find(id: string): Promise<AdapterPayload | undefined> {
+    if (this.model !== 'Client') return this.findWhere('id', id);
+    // oidc-provider looks its client up on every token request; clients only change at start-up.
+    const cached = this.clients.get(id);
+    if (cached) return cached;
+    const found = this.findWhere('id', id);
+    this.clients.set(id, found);
+    return found;
+  }
+
+  findByUid(uid: string): Promise<AdapterPayload | undefined> {
+    return this.findWhere('uid', uid);
+  }
+
+  async findByUserCode(): Promise<undefined> {
+    return undefined;
+  }
+
+  async consume(id: string): Promise<void> {
+    await this.execute(
+      `update oidc_records set consumed_at = now(),
+         payload = jsonb_set(payload, '{consumed}', to_jsonb(extract(epoch from now())::bigint))
+       where realm = ? and model = ? and id = ?`,
+      [this.realm, this.model, id],
+      'run',
+    );
+  }
+
+  async destroy(id: string): Promise<void> {
+    await this.execute(
+      'delete from oidc_records where realm = ? and model = ? and id = ?',
+      [this.realm, this.model, id],
+      'run',
+    );
+    if (this.model === 'Grant') await this.onGrantDestroyed(this.realm, id);
+  }
+
+  async revokeByGrantId(grantId: string): Promise<void> {
+    await this.execute(
+      'delete from oidc_records where realm = ? and model = ? and grant_id = ?',
+      [this.realm, this.model, grantId],
+      'run',
+    );
+  }
+}
+
+/** Deletes records past their expiry; run periodically by the auth module. */
+export async function sweepExpired(orm: Orm): Promise<number> {
+  const result = await orm.em
+    .getConnection()
+    .execute<{ affectedRows: number }>('delete from oidc_records where expires_at < now()', [], 'run');
+  return result.affectedRows;
+}
+
+/**
+ * Ends every session of an account in every realm (the account is being deleted): its grants,
+ * browser sessions, refresh tokens and codes go, and its access tokens stop working at once.
+ */
+export async function endSessionsOfAccount(
+  orm: Orm,
+  accountId: string,
+  onGrantDestroyed: (realm: string, grantId: string) => Promise<void>,
+): Promise<void> {
+  const removed = await orm.em
+    .getConnection()
+    .execute<{ realm: string; model: string; id: string }[]>(
+      'delete from oidc_records where account_id = ? returning realm, model, id',
+      [accountId],
+    );
+  for (const record of removed) if (record.model === 'Grant') await onGrantDestroyed(record.realm, record.id);
+}

@@ -1,0 +1,196 @@
+import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import type { Config } from '../../config';
+import type { Orm } from '../../infra/database/orm';
+import type { Logger } from '../../infra/logger';
+import type { AccountDirectory } from '../accounts';
+import { verifyClientSecret } from './client-secrets';
+import { CUSTOM_CLIENT_PROPERTIES, allowsLoopbackRedirect, realmRolesOf } from './clients';
+import { SIGNING_ALG, type RealmKeyMaterial } from './keys';
+import { PostgresAdapter } from './postgres-adapter';
+import { shapeTokenResponses } from './token-response';
+import { SUPPORTED_SCOPES } from './scopes';
+import { loadExistingGrant } from './consent';
+import { logoutPage, messagePage, PAGE_HEADERS } from '../interactions/pages';
+
+/** The resource every API access token is issued for; its audience is what the API accepts. */
+export const API_RESOURCE = 'urn:islet:api';
+export const API_AUDIENCE = 'islet-api';
+
+/** Keycloak's endpoint paths under /realms/{realm}. */
+export const KEYCLOAK_ROUTES = {
+  authorization: '/protocol/openid-connect/auth',
+  token: '/protocol/openid-connect/token',
+  jwks: '/protocol/openid-connect/certs',
+  userinfo: '/protocol/openid-connect/userinfo',
+  end_session: '/protocol/openid-connect/logout',
+  revocation: '/protocol/openid-connect/revoke',
+  introspection: '/protocol/openid-connect/token/introspect',
+  pushed_authorization_request: '/protocol/openid-connect/ext/par/request',
+};
+
+export interface RealmProviderOptions {
+  realm: string;
+  issuer: string;
+  orm: Orm;
+  keys: RealmKeyMaterial;
+  config: Config;
+  accounts: AccountDirectory;
+  logger: Logger;
+  onGrantDestroyed: (realm: string, grantId: string) => Promise<void>;
+}
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+function lifetimes(config: Config): Configuration['ttl'] {
+  return {
+    AccessToken: config.accessTokenTtl,
+    ClientCredentials: config.accessTokenTtl,
+    IdToken: config.accessTokenTtl,
+    AuthorizationCode: 60,
+    Interaction: 15 * 60,
+    Session: config.sessionMaxTtl,
+    Grant: config.sessionMaxTtl,
+    // Idle timeout, never beyond the session's maximum lifetime (Keycloak's SSO Session Max).
+    RefreshToken: (_ctx, token) => {
+      const started = (token as { iiat?: number }).iiat ?? nowSeconds();
+      return Math.max(1, Math.min(config.refreshTokenTtl, started + config.sessionMaxTtl - nowSeconds()));
+    },
+  };
+}
+
+/** How access tokens for the API look: JWTs for one audience, signed with the realm key. */
+export function apiResourceServer(config: Config) {
+  return {
+    scope: SUPPORTED_SCOPES.join(' '),
+    audience: API_AUDIENCE,
+    accessTokenFormat: 'jwt' as const,
+    accessTokenTTL: config.accessTokenTtl,
+    jwt: { sign: { alg: SIGNING_ALG as 'RS256' } },
+  };
+}
+
+export function createRealmProvider(options: RealmProviderOptions): Provider {
+  const { realm, issuer, orm, keys, config, accounts } = options;
+  const resourceServer = apiResourceServer(config);
+  const provider = new Provider(issuer, {
+    adapter: (model: string) => new PostgresAdapter(orm, realm, model, options.onGrantDestroyed),
+    jwks: { keys: keys.signing as never[] },
+    clientDefaults: {
+      id_token_signed_response_alg: SIGNING_ALG,
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'client_secret_basic',
+    },
+    // Secrets are stored hashed, which rules out methods that use the secret as an HMAC key.
+    clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
+    extraClientMetadata: { properties: [...CUSTOM_CLIENT_PROPERTIES] },
+    routes: KEYCLOAK_ROUTES,
+    responseTypes: ['code'],
+    scopes: SUPPORTED_SCOPES,
+    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['preferred_username'] },
+    conformIdTokenClaims: false,
+    interactions: { url: async (_ctx, interaction) => `/realms/${realm}/login-actions/${interaction.uid}` },
+    extraParams: ['kc_idp_hint'],
+    loadExistingGrant,
+    renderError: async (ctx, out) => {
+      ctx.type = 'html';
+      ctx.set(PAGE_HEADERS);
+      ctx.body = messagePage({ realm, title: 'Something went wrong' }, `${out.error}: ${out.error_description ?? ''}`);
+    },
+    discovery: {
+      userinfo_endpoint: `${issuer}${KEYCLOAK_ROUTES.userinfo}`,
+      introspection_endpoint: `${issuer}${KEYCLOAK_ROUTES.introspection}`,
+      introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      revocation_endpoint: `${issuer}${KEYCLOAK_ROUTES.revocation}`,
+      revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+    },
+    allowOmittingSingleRegisteredRedirectUri: false,
+    features: {
+      devInteractions: { enabled: false },
+      clientCredentials: { enabled: true },
+      // Access tokens are JWTs the provider does not store: Islet serves these three itself
+      // (src/auth/endpoints/token-endpoints.ts) and advertises them below.
+      introspection: { enabled: false },
+      revocation: { enabled: false },
+      userinfo: { enabled: false },
+      rpInitiatedLogout: {
+        enabled: true,
+        logoutSource: async (ctx, form) => {
+          ctx.set(PAGE_HEADERS);
+          ctx.body = logoutPage({ realm, title: 'Sign out' }, form);
+        },
+        postLogoutSuccessSource: async (ctx) => {
+          ctx.set(PAGE_HEADERS);
+          ctx.body = messagePage(
+            { realm, title: 'Signed out' },
+            'You have been signed out. You can close this window.',
+          );
+        },
+      },
+      pushedAuthorizationRequests: { enabled: false },
+      dPoP: { enabled: false },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: async (_ctx, _client, oneOf) => oneOf ?? API_RESOURCE,
+        useGrantedResource: async () => true,
+        getResourceServerInfo: async () => resourceServer,
+      },
+    },
+    formats: {
+      customizers: {
+        // Keycloak-shaped access tokens: who the client is, its realm roles, and the session.
+        jwt: async (_ctx, token, jwt) => {
+          const client = (token as { client?: Parameters<typeof realmRolesOf>[0] }).client;
+          const grantId = (token as { grantId?: string }).grantId;
+          jwt.payload.azp = jwt.payload.client_id;
+          jwt.payload.realm_access = { roles: client ? realmRolesOf(client) : [] };
+          if (grantId) jwt.payload.sid = grantId;
+        },
+      },
+    },
+    ttl: lifetimes(config),
+    rotateRefreshToken: true,
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    findAccount: async (_ctx, sub) => {
+      const account = await accounts.findById(sub);
+      if (!account) return undefined;
+      return { accountId: account.id, claims: async () => ({ ...accounts.claims(account), sub: account.id }) };
+    },
+    cookies: {
+      keys: keys.cookieKeys,
+      names: {
+        session: `_islet_${realm}_session`,
+        interaction: `_islet_${realm}_interaction`,
+        resume: `_islet_${realm}_resume`,
+      },
+      long: { httpOnly: true, sameSite: 'lax', path: `/realms/${realm}/` },
+      short: { httpOnly: true, sameSite: 'lax' },
+    },
+  });
+  const clientPrototype = provider.Client.prototype as unknown as {
+    clientSecret: string;
+    compareClientSecret(presented: string): Promise<boolean>;
+    redirectUriAllowed(uri: string): boolean;
+  };
+  clientPrototype.compareClientSecret = async function (presented) {
+    return verifyClientSecret(presented, this.clientSecret);
+  };
+  const exactRedirect = clientPrototype.redirectUriAllowed;
+  clientPrototype.redirectUriAllowed = function (uri) {
+    return exactRedirect.call(this, uri) || allowsLoopbackRedirect(this as never, uri);
+  };
+  // Behind a TLS-terminating proxy: client addresses for lockouts and Secure cookies.
+  provider.proxy = config.trustProxy;
+  provider.use(shapeTokenResponses());
+  watchErrors(provider, realm, options.logger);
+  return provider;
+}
+
+function watchErrors(provider: Provider, realm: string, logger: Logger): void {
+  provider.on('server_error', (ctx: KoaContextWithOIDC, error: Error) => {
+    logger.error({ err: error, realm, route: ctx.oidc?.route }, 'oidc provider failed');
+  });
+  provider.on('grant.error', (_ctx: KoaContextWithOIDC, error: Error & { error_detail?: string }) => {
+    logger.info({ realm, error: error.message, detail: error.error_detail }, 'token request refused');
+  });
+}

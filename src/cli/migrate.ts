@@ -1,0 +1,29 @@
+import { ConfigError, loadConfig } from '../config';
+import { createLogger } from '../infra/logger';
+import { migrate, openDatabase } from '../infra/database/orm';
+import { resolvePostgres } from '../infra/database/postgres-server';
+
+/** `npm run migrate`: applies pending migrations to the configured (or default) database. */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  const server = await resolvePostgres({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    port: config.embeddedPostgresPort,
+    logger,
+  });
+  const orm = await openDatabase(server.url, 2);
+  try {
+    const applied = await migrate(orm);
+    process.stdout.write(applied.length ? `applied ${applied.join(', ')}\n` : 'database is up to date\n');
+  } finally {
+    await orm.close();
+    await server.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof ConfigError ? error.message : ((error as Error)?.stack ?? error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,44 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from '@jest/globals';
+import { ConfigError, loadConfig } from './config';
+
+describe('loadConfig', () => {
+  it('has working defaults for a fresh machine', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 8080,
+      host: '127.0.0.1',
+      nodeEnv: 'development',
+      accessTokenTtl: 300,
+      s3: undefined,
+    });
+    expect(config.dataDir).toBe(path.resolve('.islet'));
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, /PORT must be a whole number/],
+    [{ ACCESS_TOKEN_TTL: '3600' }, /ACCESS_TOKEN_TTL must be between 30 and 600/],
+    [{ NODE_ENV: 'staging' }, /NODE_ENV must be one of/],
+    [{ DATABASE_URL: 'not a url' }, /DATABASE_URL must be an absolute URL/],
+    [{ S3_ENDPOINT: 'http://s3.local' }, /S3_ACCESS_KEY, S3_SECRET_KEY, S3_BUCKET must be set/],
+    [{ SERVER_SECRET: 'short' }, /SERVER_SECRET must be at least 16/],
+    [{ LEGACY_REALM: 'tidepool' }, /LEGACY_REALM must be one of dev1/],
+    [{ TRUST_PROXY: 'maybe' }, /TRUST_PROXY must be true or false/],
+  ])('refuses %p naming the variable', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('never creates the development client in production', () => {
+    expect(loadConfig({ NODE_ENV: 'production', DEV_CLIENT_SECRET: 'x'.repeat(20) }).devClientSecret).toBeUndefined();
+  });
+
+  it('is documented: every variable it reads has a row in the README table', () => {
+    const source = fs.readFileSync(path.join(__dirname, 'config.ts'), 'utf8');
+    const readme = fs.readFileSync(path.join(__dirname, '..', 'README.md'), 'utf8');
+    const variables = [...source.matchAll(/\(env, '([A-Z0-9_]+)'/g)].map((match) => match[1]);
+    expect(variables.length).toBeGreaterThan(15);
+    expect(variables.filter((name) => !readme.includes(`\`${name}\``))).toEqual([]);
+  });
+});

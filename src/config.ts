@@ -1,0 +1,140 @@
+import path from 'node:path';
+
+/**
+ * The only reader of process.env. Every setting is parsed and validated here once, so a
+ * misconfigured deployment fails at start-up with a message naming the variable instead of
+ * misbehaving later. The README documents each variable in a table generated from this file.
+ */
+
+export const REALMS = ['dev1', 'qa1', 'qa2', 'qa3', 'qa4', 'qa5', 'integration', 'production'] as const;
+export type Realm = (typeof REALMS)[number];
+
+export interface S3Settings {
+  endpoint: string;
+  accessKey: string;
+  secretKey: string;
+  bucket: string;
+  region: string;
+}
+
+export interface Config {
+  nodeEnv: 'development' | 'test' | 'production';
+  host: string;
+  port: number;
+  /** External base URL (scheme, host, port); issuers are `${publicUrl}/realms/{realm}`. */
+  publicUrl: string | undefined;
+  trustProxy: boolean;
+  databaseUrl: string | undefined;
+  databasePoolSize: number;
+  dataDir: string;
+  embeddedPostgresPort: number;
+  s3: S3Settings | undefined;
+  serverSecret: string | undefined;
+  devClientSecret: string | undefined;
+  legacyRealm: Realm;
+  accessTokenTtl: number;
+  refreshTokenTtl: number;
+  /** Longest a login session (and so its refresh-token chain) lives, however active. */
+  sessionMaxTtl: number;
+  oidcClientsFile: string | undefined;
+  identityProvidersFile: string | undefined;
+  /** Token-endpoint requests per second allowed from one address (0: no limit). */
+  tokenRateLimit: number;
+  /** Send X-Sql-Statements on every response (per-request query count, for tests and benchmarks). */
+  sqlStatementHeader: boolean;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  shutdownTimeoutMs: number;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function text(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = text(env, name) ?? fallback;
+  if (!allowed.includes(raw as T)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+  return raw as T;
+}
+
+function flag(env: Env, name: string): boolean {
+  const raw = text(env, name);
+  if (raw === undefined) return false;
+  if (['1', 'true', 'yes'].includes(raw.toLowerCase())) return true;
+  if (['0', 'false', 'no'].includes(raw.toLowerCase())) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function url(env: Env, name: string): string | undefined {
+  const raw = text(env, name);
+  if (raw === undefined) return undefined;
+  try {
+    return new URL(raw).toString().replace(/\/$/, '');
+  } catch {
+    throw new ConfigError(`${name} must be an absolute URL, got "${raw}"`);
+  }
+}
+
+function s3Settings(env: Env): S3Settings | undefined {
+  const endpoint = url(env, 'S3_ENDPOINT');
+  if (!endpoint) return undefined;
+  const missing = ['S3_ACCESS_KEY', 'S3_SECRET_KEY', 'S3_BUCKET'].filter((name) => !text(env, name));
+  if (missing.length) throw new ConfigError(`S3_ENDPOINT is set, so ${missing.join(', ')} must be set too`);
+  return {
+    endpoint,
+    accessKey: text(env, 'S3_ACCESS_KEY')!,
+    secretKey: text(env, 'S3_SECRET_KEY')!,
+    bucket: text(env, 'S3_BUCKET')!,
+    region: text(env, 'S3_REGION') ?? 'us-east-1',
+  };
+}
+
+function secret(env: Env, name: string): string | undefined {
+  const value = text(env, name);
+  if (value !== undefined && value.length < 16) throw new ConfigError(`${name} must be at least 16 characters long`);
+  return value;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const nodeEnv = oneOf(env, 'NODE_ENV', ['development', 'test', 'production'], 'development');
+  const production = nodeEnv === 'production';
+  const accessTokenTtl = integer(env, 'ACCESS_TOKEN_TTL', 300, 30, 600);
+  return {
+    nodeEnv,
+    host: text(env, 'HOST') ?? (production ? '0.0.0.0' : '127.0.0.1'),
+    port: integer(env, 'PORT', 8080, 0, 65535),
+    publicUrl: url(env, 'PUBLIC_URL'),
+    trustProxy: flag(env, 'TRUST_PROXY'),
+    databaseUrl: url(env, 'DATABASE_URL'),
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
+    dataDir: path.resolve(text(env, 'DATA_DIR') ?? '.islet'),
+    embeddedPostgresPort: integer(env, 'EMBEDDED_POSTGRES_PORT', 54329, 1, 65535),
+    s3: s3Settings(env),
+    serverSecret: secret(env, 'SERVER_SECRET'),
+    devClientSecret: production ? undefined : secret(env, 'DEV_CLIENT_SECRET'),
+    legacyRealm: oneOf(env, 'LEGACY_REALM', REALMS, production ? 'production' : 'dev1'),
+    accessTokenTtl,
+    refreshTokenTtl: integer(env, 'REFRESH_TOKEN_TTL', 1800, accessTokenTtl, 30 * 24 * 3600),
+    sessionMaxTtl: integer(env, 'SESSION_MAX_TTL', 10 * 3600, accessTokenTtl, 90 * 24 * 3600),
+    oidcClientsFile: text(env, 'OIDC_CLIENTS_FILE'),
+    identityProvidersFile: text(env, 'IDENTITY_PROVIDERS_FILE'),
+    tokenRateLimit: integer(env, 'TOKEN_RATE_LIMIT', 20, 0, 100_000),
+    sqlStatementHeader:
+      text(env, 'SQL_STATEMENT_HEADER') === undefined ? !production : flag(env, 'SQL_STATEMENT_HEADER'),
+    logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+  };
+}

@@ -1,0 +1,88 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AppError, forbidden, notFound, unauthenticated } from '../../kernel/errors';
+import { isAuthenticated } from '../../kernel/principal';
+import type { Scope } from '../../kernel/scope';
+import { assertEmail, assertEmails, assertUserId } from '../../kernel/validation';
+import type { AccessPolicy } from '../permissions/access-policy';
+import { verifyPassword } from './password-hash';
+import { UserSchema, type UserRecord } from './user.entity';
+import { userLoader } from './users.loaders';
+import type { UsersService } from './users.service';
+
+export interface CustodialAccount {
+  username?: string | null;
+  emails?: string[] | null;
+}
+
+/** Roles every custodial account carries (as Tidepool marks them). */
+export const CUSTODIAL_ROLES = ['custodial_account', 'patient'];
+
+/** Runs while an account is deleted, before its row goes: each domain removes what it holds. */
+export type UserDeletionHook = (scope: Scope, userId: string) => Promise<void>;
+
+/** Gives the custodian of a new custodial account its permissions (the permissions domain). */
+export type GrantCustodianship = (em: EntityManager, custodianId: string, accountId: string) => Promise<void>;
+
+/** Accounts coming and going: custodial accounts, and deletion with everything attached. */
+export class AccountLifecycleService {
+  private readonly deletionHooks: UserDeletionHook[] = [];
+
+  constructor(
+    private readonly users: UsersService,
+    private readonly access: AccessPolicy,
+    private readonly grantCustodianship: GrantCustodianship,
+  ) {}
+
+  /** Registers what another domain must remove when an account is deleted. */
+  onDelete(hook: UserDeletionHook): void {
+    this.deletionHooks.push(hook);
+  }
+
+  /**
+   * An account without a login, managed by `custodianId`, who gets custodian, view and upload
+   * permissions on it. The custodian itself or a server may create one.
+   */
+  async createCustodial(scope: Scope, custodianId: string, input: CustodialAccount): Promise<UserRecord> {
+    assertUserId(custodianId);
+    await this.access.assertAllowed(scope, custodianId, 'owner-only');
+    if (!(await this.users.existing(scope, [custodianId])).has(custodianId)) throw notFound('User not found');
+    if (input.username != null) assertEmail(input.username, 'username');
+    const emails = input.emails ?? (input.username ? [input.username] : []);
+    if (input.emails != null) assertEmails(input.emails, 'emails', { allowEmpty: false });
+    return scope.em.transactional(async (tx) => {
+      const user = await this.users.insert(
+        tx,
+        { username: input.username ?? null, emails, roles: CUSTODIAL_ROLES },
+        scope.principal.userId,
+      );
+      await this.grantCustodianship(tx, custodianId, user.id);
+      return user;
+    });
+  }
+
+  /**
+   * Deletes an account and everything the domains hold for it. The owner must confirm with its
+   * current password; a custodian or a server token need none. Deleting an account that is
+   * already gone succeeds for servers (idempotent).
+   */
+  async delete(scope: Scope, userId: string, password: string | null | undefined): Promise<void> {
+    assertUserId(userId);
+    const { principal } = scope;
+    if (!isAuthenticated(principal)) throw unauthenticated();
+    const user = await userLoader(scope).load(userId);
+    if (!user) {
+      if (principal.isServer) return;
+      throw forbidden();
+    }
+    if (principal.userId === user.id && !principal.isServer) {
+      const confirmed =
+        typeof password === 'string' && !!user.passwordHash && (await verifyPassword(password, user.passwordHash));
+      if (!confirmed) throw new AppError('PASSWORD_REQUIRED', 'Missing id and/or password');
+    } else {
+      await this.access.assertAllowed(scope, user.id, ['custodian']);
+    }
+    for (const hook of this.deletionHooks) await hook(scope, user.id);
+    await scope.em.nativeDelete(UserSchema, { id: user.id });
+    userLoader(scope).clear(user.id);
+  }
+}

@@ -1,0 +1,209 @@
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { conflict, forbidden, invalid, notFound, unauthenticated } from '../../kernel/errors';
+import { hexId } from '../../kernel/ids';
+import type { Scope } from '../../kernel/scope';
+import { assertEmail, assertEmails, assertPassword, assertUserId, USER_ID_PATTERN } from '../../kernel/validation';
+import type { AccessPolicy } from '../permissions/access-policy';
+import { hashPassword, verifyAgainstDecoy, verifyPassword } from './password-hash';
+import { UserEmailSchema, UserSchema, type UserRecord } from './user.entity';
+import { userLoader } from './users.loaders';
+
+/** Roles a caller may put on an account; the system itself adds others (custodial_account, patient). */
+export const ASSIGNABLE_ROLES = ['clinic'] as const;
+
+export interface NewAccount {
+  username: string;
+  emails: string[];
+  password: string;
+  roles?: string[] | null;
+}
+
+export interface UserChanges {
+  username?: string | null;
+  emails?: string[] | null;
+  password?: string | null;
+  termsAccepted?: Date | null;
+  roles?: string[] | null;
+  emailVerified?: boolean | null;
+}
+
+const sameSet = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && a.every((value) => b.includes(value));
+
+export class UsersService {
+  constructor(private readonly access: AccessPolicy) {}
+
+  async signUp(scope: Scope, input: NewAccount): Promise<UserRecord> {
+    assertEmail(input.username, 'username');
+    assertEmails(input.emails, 'emails', { allowEmpty: false });
+    assertPassword(input.password);
+    const roles = this.checkRoles(input.roles ?? [], []);
+    const passwordHash = await hashPassword(input.password);
+    return this.insert(scope.em, { username: input.username, emails: input.emails, passwordHash, roles }, null);
+  }
+
+  /** The caller's own account. */
+  async me(scope: Scope): Promise<UserRecord> {
+    const { userId } = scope.principal;
+    if (userId === null) throw unauthenticated('A user token is required');
+    const user = await userLoader(scope).load(userId);
+    if (!user) throw unauthenticated('The account of this token no longer exists');
+    return user;
+  }
+
+  /** A user by id (or, as shoreline allows, by one of its email addresses). */
+  async get(scope: Scope, idOrEmail: string): Promise<UserRecord> {
+    const userId = await this.resolveId(scope, idOrEmail);
+    await this.access.assertAllowed(scope, userId ?? idOrEmail, ['custodian']);
+    const user = userId ? await userLoader(scope).load(userId) : null;
+    if (!user) throw notFound('User not found');
+    return user;
+  }
+
+  async update(scope: Scope, userId: string, changes: UserChanges): Promise<UserRecord> {
+    const user = await this.get(scope, userId);
+    const { principal } = scope;
+    const isOwner = principal.userId === user.id;
+    if (changes.emailVerified != null && changes.emailVerified !== user.emailVerified && !principal.isServer) {
+      throw forbidden('Only a server token may change emailVerified');
+    }
+    if (changes.roles != null) {
+      const roles = this.checkRoles(changes.roles, user.roles);
+      if (!sameSet(roles, user.roles) && !principal.isServer) throw forbidden('Only a server token may change roles');
+      user.roles = roles;
+    }
+    if ((changes.password != null || changes.termsAccepted != null) && !(isOwner || principal.isServer)) {
+      throw forbidden('Only the account owner may change its password or accept terms');
+    }
+    if (changes.emailVerified != null) user.emailVerified = changes.emailVerified;
+    if (changes.termsAccepted != null) user.termsAccepted = changes.termsAccepted;
+    if (changes.password != null) user.passwordHash = await hashPassword(assertPassword(changes.password));
+    if (changes.username != null) user.username = assertEmail(changes.username, 'username');
+    if (changes.emails != null) {
+      const custodial = user.passwordHash === null;
+      user.emails = assertEmails(changes.emails, 'emails', { allowEmpty: custodial });
+    }
+    user.modifiedTime = new Date();
+    user.modifiedUserId = principal.userId;
+    await this.saveWithEmails(scope.em, user);
+    return user;
+  }
+
+  /** Accounts by id that the caller may read; null where it may not or none exists. */
+  async many(scope: Scope, ids: readonly string[]): Promise<(UserRecord | null)[]> {
+    ids.forEach((id) => assertUserId(id, 'ids'));
+    const allowed = await this.access.allowedTargets(scope, ids, ['custodian']);
+    const users = await userLoader(scope).loadMany(ids.filter((id) => allowed.has(id)));
+    const byId = new Map(
+      users.filter((user): user is UserRecord => !!user && !(user instanceof Error)).map((user) => [user.id, user]),
+    );
+    return ids.map((id) => byId.get(id) ?? null);
+  }
+
+  /** Which of `ids` are accounts. */
+  async existing(scope: Scope, ids: readonly string[]): Promise<Set<string>> {
+    const users = await userLoader(scope).loadMany(ids);
+    return new Set(
+      users.filter((user): user is UserRecord => !!user && !(user instanceof Error)).map((user) => user.id),
+    );
+  }
+
+  /** Checks a login name (username or any email) and password; null when they do not match. */
+  async authenticate(em: EntityManager, loginName: string, password: string): Promise<UserRecord | null> {
+    const user = await this.findByEmail(em, loginName);
+    if (!user?.passwordHash) return verifyAgainstDecoy(password).then(() => null);
+    return (await verifyPassword(password, user.passwordHash)) ? user : null;
+  }
+
+  async findById(em: EntityManager, id: string): Promise<UserRecord | null> {
+    return em.findOne(UserSchema, { id });
+  }
+
+  async findByEmail(em: EntityManager, email: string): Promise<UserRecord | null> {
+    const row = await em.findOne(UserEmailSchema, { email: email.toLowerCase() }, { populate: ['user'] });
+    return row ? (row.user as unknown as UserRecord) : null;
+  }
+
+  private async resolveId(scope: Scope, idOrEmail: string): Promise<string | null> {
+    if (USER_ID_PATTERN.test(idOrEmail)) return idOrEmail;
+    if (!idOrEmail.includes('@'))
+      throw invalid(`userId "${idOrEmail}" is neither a user id nor an email address`, 'userId');
+    return (await this.findByEmail(scope.em, idOrEmail))?.id ?? null;
+  }
+
+  private checkRoles(requested: readonly string[], current: readonly string[]): string[] {
+    const seen = new Set<string>();
+    for (const role of requested) {
+      if (seen.has(role)) throw invalid(`roles contains "${role}" more than once`, 'roles');
+      if (!(ASSIGNABLE_ROLES as readonly string[]).includes(role) && !current.includes(role)) {
+        throw invalid(`roles contains "${role}"; the only assignable role is ${ASSIGNABLE_ROLES.join(', ')}`, 'roles');
+      }
+      seen.add(role);
+    }
+    return [...seen];
+  }
+
+  /**
+   * An account for someone who proved an email address at a trusted identity provider: no
+   * password, its username the email. A CONFLICT when an account already uses that email.
+   */
+  async provision(em: EntityManager, email: string, emailVerified: boolean): Promise<UserRecord> {
+    assertEmail(email, 'email');
+    return this.insert(em, { username: email, emails: [email], roles: [], emailVerified }, null);
+  }
+
+  /** Inserts an account with a fresh id; `createdBy` is the acting user, if any. */
+  async insert(
+    em: EntityManager,
+    fields: Pick<UserRecord, 'emails' | 'roles'> &
+      Partial<Pick<UserRecord, 'username' | 'passwordHash' | 'emailVerified'>>,
+    createdBy: string | null,
+  ): Promise<UserRecord> {
+    const user = em.create(
+      UserSchema,
+      {
+        id: hexId(10),
+        username: fields.username ?? null,
+        emails: fields.emails,
+        passwordHash: fields.passwordHash ?? null,
+        roles: fields.roles,
+        emailVerified: fields.emailVerified ?? false,
+        termsAccepted: null,
+        createdTime: new Date(),
+        createdUserId: createdBy,
+        modifiedTime: null,
+        modifiedUserId: null,
+      },
+      { persist: false },
+    );
+    await this.saveWithEmails(em, user);
+    return user;
+  }
+
+  /** Writes the account and its login addresses in one transaction; a taken address is a 409. */
+  private async saveWithEmails(em: EntityManager, user: UserRecord): Promise<void> {
+    const addresses = new Set(
+      [user.username, ...user.emails].filter((v): v is string => !!v).map((v) => v.toLowerCase()),
+    );
+    try {
+      await em.transactional(async (tx) => {
+        tx.persist(user);
+        await tx.flush();
+        await tx.nativeDelete(UserEmailSchema, { user: user.id, email: { $nin: [...addresses] } });
+        const existing = await tx.find(UserEmailSchema, { email: { $in: [...addresses] } });
+        const taken = existing.find((row) => (row.user as unknown as { id: string }).id !== user.id);
+        if (taken) throw conflict(`${taken.email} is already used by another account`);
+        const known = new Set(existing.map((row) => row.email));
+        for (const email of addresses) if (!known.has(email)) tx.create(UserEmailSchema, { email, user: user.id });
+        await tx.flush();
+      });
+    } catch (error) {
+      // Two requests claiming the same address at once: the primary key decides.
+      if (error instanceof UniqueConstraintViolationException) {
+        throw conflict('That email address is already used by another account');
+      }
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,43 @@
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import {
+  ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginLandingPageDisabled,
+} from '@apollo/server/plugin/disabled';
+import type { GraphQLSchema } from 'graphql';
+import type { Logger } from '../infra/logger';
+import type { Scope } from '../kernel/scope';
+import { formatError, isUnexpected } from './errors';
+import { depthLimit } from './limits';
+
+/** Logs resolver failures that are bugs (not AppErrors) with the request id, once each. */
+function logUnexpectedErrors(logger: Logger): ApolloServerPlugin<Scope> {
+  return {
+    async requestDidStart() {
+      return {
+        async didEncounterErrors({ errors }) {
+          for (const error of errors) {
+            if (isUnexpected(error))
+              logger.error({ err: error.originalError ?? error, path: error.path }, 'graphql resolver failed');
+          }
+        },
+      };
+    },
+  };
+}
+
+export function createApolloServer(schema: GraphQLSchema, logger: Logger): ApolloServer<Scope> {
+  return new ApolloServer<Scope>({
+    schema,
+    formatError,
+    validationRules: [depthLimit()],
+    introspection: true,
+    includeStacktraceInErrorResponses: false,
+    stopOnTerminationSignals: false,
+    // No HTTP caching of per-user data, and no per-field instrumentation cost for it.
+    plugins: [
+      logUnexpectedErrors(logger),
+      ApolloServerPluginLandingPageDisabled(),
+      ApolloServerPluginCacheControlDisabled(),
+    ],
+  });
+}

@@ -1,0 +1,39 @@
+import type { NextFunction, Request, Response } from 'express';
+import type { Authenticator } from '../auth/authenticator';
+import type { Orm } from '../infra/database/orm';
+import { requestScope, type Logger } from '../infra/logger';
+import { isAppError, type AppError } from '../kernel/errors';
+import { ANONYMOUS } from '../kernel/principal';
+import { LoaderRegistry, type Scope } from '../kernel/scope';
+
+/**
+ * Builds the request's Scope (own unit of work, own loaders) and its Principal. A token that is
+ * present but unusable is refused here, in the transport's own error format (or, for `lenient`
+ * operations such as logout, treated as no token at all).
+ */
+export function authenticate(
+  authenticator: Authenticator,
+  orm: Orm,
+  logger: Logger,
+  onError: (error: AppError, res: Response) => void,
+  { lenient = false }: { lenient?: boolean } = {},
+) {
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    const scope: Scope = {
+      principal: ANONYMOUS,
+      em: orm.em.fork(),
+      loaders: new LoaderRegistry(),
+      requestId: requestScope.getStore()?.requestId ?? 'none',
+      remoteAddress: req.ip ?? req.socket.remoteAddress ?? 'unknown',
+      logger,
+    };
+    try {
+      scope.principal = await authenticator.principal(req.headers);
+    } catch (error) {
+      if (!isAppError(error)) return next(error);
+      if (!lenient) return onError(error, res);
+    }
+    res.locals.scope = scope;
+    next();
+  };
+}

@@ -1,0 +1,15 @@
+import { describe, expect, it } from '@jest/globals';
+import { RateLimiter } from './rate-limit';
+
+describe('RateLimiter', () => {
+  it('allows bursts of twice the rate, then one request per refill, per key', () => {
+    const limiter = new RateLimiter(5);
+    const start = 1_000_000;
+    const allowed = Array.from({ length: 12 }, () => limiter.take('a', start)).filter((wait) => wait === 0).length;
+    expect(allowed).toBe(10);
+    expect(limiter.take('a', start)).toBe(1);
+    expect(limiter.take('b', start)).toBe(0);
+    expect(limiter.take('a', start + 200)).toBe(0);
+    expect(limiter.take('a', start + 200)).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,43 @@
+import { randomUUID } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+import { requestScope, type Logger } from '../infra/logger';
+
+const INCOMING_ID = /^[\w.:-]{1,128}$/;
+
+/**
+ * Gives every request an id (the caller's X-Request-Id when sane), binds it to every log line
+ * written while serving the request, and writes one access log line when the response ends. With `exposeStatementCount` the
+ * response also says how many SQL statements it cost (X-Sql-Statements), for tests and benchmarks.
+ */
+export function requestContext(logger: Logger, exposeStatementCount: boolean) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const incoming = req.get('x-request-id');
+    const requestId = incoming && INCOMING_ID.test(incoming) ? incoming : randomUUID();
+    const scope = { requestId, sqlStatements: 0 };
+    const started = process.hrtime.bigint();
+    res.setHeader('X-Request-Id', requestId);
+    if (exposeStatementCount) {
+      const writeHead = res.writeHead;
+      res.writeHead = function (this: Response, ...args: Parameters<Response['writeHead']>) {
+        this.setHeader('X-Sql-Statements', String(scope.sqlStatements));
+        return writeHead.apply(this, args);
+      } as Response['writeHead'];
+    }
+    res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      requestScope.run(scope, () =>
+        logger.info(
+          {
+            method: req.method,
+            path: req.path,
+            status: res.statusCode,
+            ms: Math.round(ms * 10) / 10,
+            sql: scope.sqlStatements,
+          },
+          'request',
+        ),
+      );
+    });
+    requestScope.run(scope, next);
+  };
+}

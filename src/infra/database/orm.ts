@@ -1,0 +1,50 @@
+import { MikroORM, type Options } from '@mikro-orm/postgresql';
+import { Migrator } from '@mikro-orm/migrations';
+import { migrations } from '../../../migrations';
+import { requestScope } from '../logger';
+import { entities } from './entities';
+
+export type Orm = MikroORM;
+
+/** Counts statements per request so tests and benchmarks can see what a request costs. */
+function countStatement(sql: string): string {
+  const scope = requestScope.getStore();
+  if (scope) scope.sqlStatements += 1;
+  return sql;
+}
+
+export function ormOptions(url: string, poolSize = 10): Options {
+  return {
+    clientUrl: url,
+    entities,
+    extensions: [Migrator],
+    migrations: {
+      migrationsList: migrations,
+      snapshot: false,
+      snapshotOnMigrate: false,
+      silent: true,
+      tableName: 'schema_migrations',
+    },
+    pool: { min: 0, max: poolSize, idleTimeoutMillis: 30_000 },
+    discovery: { warnWhenNoEntities: false },
+    forceUtcTimezone: true,
+    allowGlobalContext: false,
+    onQuery: countStatement,
+    debug: false,
+  };
+}
+
+export async function openDatabase(url: string, poolSize?: number): Promise<Orm> {
+  return MikroORM.init(ormOptions(url, poolSize));
+}
+
+/** Applies pending migrations; returns the names applied. */
+export async function migrate(orm: Orm): Promise<string[]> {
+  const applied = await orm.migrator.up();
+  return applied.map((migration) => migration.name);
+}
+
+/** SQL needed to bring the database to the entities' shape: empty when migrations match the code. */
+export async function schemaDrift(orm: Orm): Promise<string> {
+  return (await orm.schema.getUpdateSchemaSQL({ wrap: false })).trim();
+}

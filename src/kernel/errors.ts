@@ -1,0 +1,44 @@
+/**
+ * The one error family every domain throws. Each transport maps the code exactly once:
+ * GraphQL puts it in `extensions.code`, rest-compat turns it into an HTTP status and the legacy
+ * error body. Anything that is not an AppError is a bug and surfaces as a 500 with a log line.
+ */
+export const ERROR_CODES = [
+  'UNAUTHENTICATED',
+  'FORBIDDEN',
+  'PASSWORD_REQUIRED',
+  'NOT_FOUND',
+  'INVALID',
+  'CONFLICT',
+  'TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'DIGEST_MISMATCH',
+  'RATE_LIMITED',
+  'UNAVAILABLE',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    /** Machine-readable extras (e.g. the offending field) exposed to clients. */
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+}
+
+export const unauthenticated = (message = 'Authentication is required') => new AppError('UNAUTHENTICATED', message);
+export const forbidden = (message = 'Not authorized for requested operation') => new AppError('FORBIDDEN', message);
+export const notFound = (message: string) => new AppError('NOT_FOUND', message);
+export const invalid = (message: string, field?: string) =>
+  new AppError('INVALID', message, field === undefined ? {} : { field });
+export const conflict = (message: string) => new AppError('CONFLICT', message);
+export const unavailable = (message: string) => new AppError('UNAVAILABLE', message);
+
+export function isAppError(error: unknown): error is AppError {
+  return error instanceof AppError;
+}

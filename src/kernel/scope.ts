@@ -1,0 +1,31 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import type { Principal } from './principal';
+
+/**
+ * Everything one request carries into a domain service: the caller, a unit of work of its own,
+ * and the request's DataLoaders. Created per request by the transport, never shared.
+ */
+export interface Scope {
+  principal: Principal;
+  em: EntityManager;
+  loaders: LoaderRegistry;
+  requestId: string;
+  /** The caller's address (behind a trusted proxy: the forwarded one), for rate limits and lockouts. */
+  remoteAddress: string;
+  logger: Logger;
+}
+
+/** Lazily creates one loader per key per request, so batching spans the whole request. */
+export class LoaderRegistry {
+  private readonly loaders = new Map<string, unknown>();
+
+  get<T>(key: string, create: () => T): T {
+    let loader = this.loaders.get(key) as T | undefined;
+    if (loader === undefined) {
+      loader = create();
+      this.loaders.set(key, loader);
+    }
+    return loader;
+  }
+}

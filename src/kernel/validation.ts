@@ -1,0 +1,58 @@
+import { invalid } from './errors';
+
+/**
+ * Field rules shared by several domains. Each check throws INVALID with a reason naming the
+ * field, so both transports report the same thing.
+ */
+
+export const USER_ID_PATTERN = /^([0-9a-f]{10}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+
+// Practical RFC 5322 subset: one @, no spaces, a dot in the domain; length per RFC 5321.
+const EMAIL_PATTERN = /^[^\s@"(),:;<>[\\\]]+@[^\s@"(),:;<>[\\\]]+\.[^\s@"(),:;<>[\\\].]+$/;
+
+export function assertUserId(value: string, field = 'userId'): string {
+  if (!USER_ID_PATTERN.test(value)) throw invalid(`${field} "${truncate(value)}" is not a valid user id`, field);
+  return value;
+}
+
+export function assertEmail(value: string, field: string): string {
+  if (value.length < 6) throw invalid(`${field} must be at least 6 characters long`, field);
+  if (value.length > 254 || !EMAIL_PATTERN.test(value)) {
+    throw invalid(`${field} "${truncate(value)}" is not a valid email address`, field);
+  }
+  return value;
+}
+
+export function assertEmails(values: string[], field: string, { allowEmpty }: { allowEmpty: boolean }): string[] {
+  if (!allowEmpty && values.length === 0) throw invalid(`${field} must contain at least one email address`, field);
+  values.forEach((value, index) => assertEmail(value, `${field}[${index}]`));
+  const seen = new Set<string>();
+  for (const value of values) {
+    const key = value.toLowerCase();
+    if (seen.has(key)) throw invalid(`${field} contains "${truncate(value)}" more than once`, field);
+    seen.add(key);
+  }
+  return values;
+}
+
+/** Passwords: 8 to 72 characters without whitespace (72 is where bcrypt-era clients stop). */
+export function assertPassword(value: string, field = 'password'): string {
+  if (value.length < 8 || value.length > 72) throw invalid(`${field} must be 8 to 72 characters long`, field);
+  if (/\s/.test(value)) throw invalid(`${field} must not contain whitespace`, field);
+  return value;
+}
+
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
+
+/** ISO 8601 / RFC 3339 date-time with an explicit offset. */
+export function parseDateTime(value: string, field: string): Date {
+  const date = DATE_TIME.test(value) ? new Date(value) : new Date(Number.NaN);
+  if (Number.isNaN(date.getTime())) {
+    throw invalid(`${field} "${truncate(value)}" is not an ISO 8601 date-time such as 2024-01-02T03:04:05Z`, field);
+  }
+  return date;
+}
+
+export function truncate(value: string, max = 64): string {
+  return value.length > max ? `${value.slice(0, max)}…` : value;
+}

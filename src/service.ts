@@ -1,0 +1,73 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApp } from './app';
+import type { Config } from './config';
+import { migrate, openDatabase, type Orm } from './infra/database/orm';
+import { resolvePostgres, type PostgresServer } from './infra/database/postgres-server';
+import type { Logger } from './infra/logger';
+import { createObjectStore } from './infra/object-store';
+import { loadSecrets, type Secrets } from './infra/secrets';
+
+export interface RunningService {
+  url: string;
+  database: PostgresServer;
+  orm: Orm;
+  secrets: Secrets;
+  /** Stops accepting connections, lets in-flight requests finish, then closes the pool. */
+  close(): Promise<void>;
+}
+
+function listen(server: http.Server, port: number, host: string): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve(server.address() as AddressInfo));
+  });
+}
+
+function publicUrl(config: Config, address: AddressInfo): string {
+  if (config.publicUrl) return config.publicUrl;
+  const host = ['0.0.0.0', '::', '127.0.0.1', '::1'].includes(address.address) ? 'localhost' : address.address;
+  return `http://${host}:${address.port}`;
+}
+
+/** config → infrastructure (embedded when unconfigured) → app → listening server. */
+export async function startService(config: Config, logger: Logger): Promise<RunningService> {
+  const secrets = loadSecrets(config.dataDir, {
+    serverSecret: config.serverSecret,
+    devClientSecret: config.devClientSecret,
+    production: config.nodeEnv === 'production',
+  });
+  const database = await resolvePostgres({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    port: config.embeddedPostgresPort,
+    logger,
+  });
+  const orm = await openDatabase(database.url, config.databasePoolSize);
+  const applied = await migrate(orm);
+  if (applied.length) logger.info({ migrations: applied }, 'applied database migrations');
+  const objectStore = createObjectStore(config);
+
+  const server = http.createServer();
+  server.keepAliveTimeout = 65_000;
+  const address = await listen(server, config.port, config.host);
+  const url = publicUrl(config, address);
+  const app = await createApp({ config, logger, orm, objectStore, baseUrl: url, secrets });
+  server.on('request', app.handler);
+
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const deadline = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs).unref();
+      await drained;
+      clearTimeout(deadline);
+      await app.close();
+      await orm.close();
+      await database.stop();
+    })();
+    return closing;
+  };
+  return { url, database, orm, secrets, close };
+}

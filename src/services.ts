@@ -1,0 +1,124 @@
+import { accountDirectory, type AccountDirectory } from './auth/accounts';
+import { Authenticator } from './auth/authenticator';
+import { clientsFor } from './auth/oidc/clients';
+import { BrokerLogin } from './auth/brokering/broker-login';
+import { BrokerService } from './auth/brokering/broker.service';
+import { BrokerStates } from './auth/brokering/broker-states';
+import { IdentityLinks } from './auth/brokering/identity-links';
+import { IdentityProviders, readIdentityProviders } from './auth/brokering/identity-providers';
+import { registerTokenExchange } from './auth/brokering/token-exchange';
+import { LoginGuard } from './auth/login-guard';
+import { Realms } from './auth/realms';
+import { SessionRevocations } from './auth/session-revocations';
+import { SessionsService } from './auth/sessions.service';
+import { TokenVerifier } from './auth/token-verifier';
+import type { Config } from './config';
+import { AccessPolicy } from './domains/permissions/access-policy';
+import { PermissionsService } from './domains/permissions/permissions.service';
+import { AccountLifecycleService } from './domains/users/account-lifecycle.service';
+import { UsersService } from './domains/users/users.service';
+import type { Orm } from './infra/database/orm';
+import type { Logger } from './infra/logger';
+import { DatabaseEvents } from './infra/database/events';
+
+export interface ServiceDependencies {
+  config: Config;
+  logger: Logger;
+  orm: Orm;
+  baseUrl: string;
+  secrets: { serverSecret: string; devClientSecret: string | undefined };
+}
+
+/** Every domain service and the auth machinery, wired once per process. */
+export interface Services {
+  access: AccessPolicy;
+  users: UsersService;
+  lifecycle: AccountLifecycleService;
+  permissions: PermissionsService;
+  realms: Realms;
+  verifier: TokenVerifier;
+  revocations: SessionRevocations;
+  accountDirectory: AccountDirectory;
+  guard: LoginGuard;
+  broker: BrokerService;
+  brokerLogin: BrokerLogin;
+  brokerStates: BrokerStates;
+  authenticator: Authenticator;
+  sessions: SessionsService;
+  close(): Promise<void>;
+}
+
+export async function createServices({
+  config,
+  logger,
+  orm,
+  baseUrl,
+  secrets,
+}: ServiceDependencies): Promise<Services> {
+  const access = new AccessPolicy();
+  const users = new UsersService(access);
+  const permissions = new PermissionsService(access, (scope, ids) => users.existing(scope, ids));
+  const lifecycle = new AccountLifecycleService(users, access, (em, custodianId, accountId) =>
+    permissions.grantCustodianship(em, custodianId, accountId),
+  );
+
+  const events = new DatabaseEvents(orm.config.get('clientUrl')!, logger);
+  const revocations = new SessionRevocations(orm, events, config.accessTokenTtl, logger);
+  const accounts = accountDirectory(users, orm);
+  const guard = new LoginGuard(orm, accounts, logger);
+  const links = new IdentityLinks();
+  const broker = new BrokerService(
+    new IdentityProviders(readIdentityProviders(config.identityProvidersFile)),
+    links,
+    users,
+    orm,
+  );
+  const brokerStates = new BrokerStates(orm);
+  const brokerLogin = new BrokerLogin(broker, brokerStates);
+  const realms = await Realms.start({
+    config,
+    orm,
+    baseUrl,
+    accounts,
+    logger,
+    revocations,
+    events,
+    guard,
+    clients: clientsFor(config, secrets.devClientSecret),
+    extend: (runtime) => registerTokenExchange(runtime, broker, accounts),
+  });
+  await events.start();
+  revocations.start();
+  const verifier = new TokenVerifier(realms);
+  const authenticator = new Authenticator(verifier, revocations);
+  const sessions = new SessionsService(realms, users, authenticator, guard, revocations, orm, {
+    legacyRealm: config.legacyRealm,
+    serverSecret: secrets.serverSecret,
+  });
+
+  // Deleting an account: its sessions end first, then each domain removes what it holds.
+  lifecycle.onDelete((_scope, userId) => sessions.endAllSessionsOf(userId));
+  lifecycle.onDelete((scope, userId) => permissions.forgetUser(scope, userId));
+  lifecycle.onDelete((scope, userId) => links.forgetUser(scope.em, userId));
+
+  return {
+    access,
+    users,
+    lifecycle,
+    permissions,
+    realms,
+    verifier,
+    revocations,
+    accountDirectory: accounts,
+    guard,
+    broker,
+    brokerLogin,
+    brokerStates,
+    authenticator,
+    sessions,
+    close: async () => {
+      revocations.close();
+      await events.close();
+    },
+  };
+}

@@ -1,0 +1,59 @@
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import express from 'express';
+import { createRemoteJWKSet, jwtVerify, SignJWT } from 'jose';
+import pg from 'pg';
+
+/**
+ * The floor the service is measured against, in the same run: the least work that answers the
+ * same question. It verifies the same JWT with jose and reads the same row with one query.
+ */
+const { ISLET_URL, DATABASE_URL, PORT } = process.env;
+const realm = 'dev1';
+const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 10 });
+const keys = createRemoteJWKSet(new URL(`${ISLET_URL}/realms/${realm}/protocol/openid-connect/certs`));
+
+const app = express();
+app.get('/healthz', (_req, res) => {
+  res.json({ status: 'ok' });
+});
+app.get('/floor/user', async (req, res) => {
+  try {
+    const token = String(req.headers['x-tidepool-session-token']);
+    const { payload } = await jwtVerify(token, keys, {
+      issuer: `${ISLET_URL}/realms/${realm}`,
+      audience: 'islet-api',
+      typ: 'at+jwt',
+    });
+    const { rows } = await pool.query('select id, username, emails, roles, email_verified from users where id = $1', [
+      payload.sub,
+    ]);
+    res.json({
+      userid: rows[0].id,
+      username: rows[0].username,
+      emails: rows[0].emails,
+      emailVerified: rows[0].email_verified,
+    });
+  } catch {
+    res.status(401).json({ code: 401 });
+  }
+});
+// The token floor: sign an access token like the realm's (RS256, 2048-bit key) and answer it.
+const signingKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+app.post('/floor/sign', async (_req, res) => {
+  const now = Math.floor(Date.now() / 1000);
+  const accessToken = await new SignJWT({
+    client_id: 'bench-backend',
+    scope: 'openid',
+    realm_access: { roles: ['backend_service'] },
+  })
+    .setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid: 'floor' })
+    .setJti(randomBytes(24).toString('base64url'))
+    .setSubject('bench-backend')
+    .setIssuer(`${ISLET_URL}/realms/${realm}`)
+    .setAudience('islet-api')
+    .setIssuedAt(now)
+    .setExpirationTime(now + 300)
+    .sign(signingKey);
+  res.json({ access_token: accessToken, expires_in: 300, token_type: 'Bearer' });
+});
+app.listen(Number(PORT), '127.0.0.1');

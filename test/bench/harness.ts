@@ -1,0 +1,131 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+
+/** One measured row of the benchmark table. */
+export interface Measurement {
+  name: string;
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  /** Extra columns (e.g. SQL statements per request). */
+  notes?: string;
+  /** The row this one is compared with; ratio = this rate / floor rate. */
+  floor?: string;
+}
+
+export interface LoadOptions {
+  url: string;
+  method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  headers?: Record<string, string>;
+  body?: string;
+  connections?: number;
+  seconds?: number;
+}
+
+export const BENCH_SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+
+/** Drives `url` over loopback with autocannon; any non-2xx answer counts as an error. */
+export async function load(name: string, options: LoadOptions, floor?: string): Promise<Measurement> {
+  const result = await autocannon({
+    url: options.url,
+    method: options.method ?? 'GET',
+    headers: options.headers,
+    body: options.body,
+    connections: options.connections ?? 16,
+    duration: options.seconds ?? BENCH_SECONDS,
+  });
+  return {
+    name,
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts + result.non2xx,
+    floor,
+  };
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+export interface ChildServer {
+  url: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Starts a compiled server script as its own process and waits until `readyPath` answers. */
+export async function startChild(
+  script: string,
+  env: Record<string, string>,
+  readyPath = '/healthz',
+): Promise<ChildServer> {
+  const port = await freePort();
+  const logFile = path.join(os.tmpdir(), `islet-bench-${path.basename(script, '.js')}-${port}.log`);
+  const log = fs.openSync(logFile, 'w');
+  // BENCH_PROFILE=<folder> writes a CPU profile of each server process there.
+  const profile = process.env.BENCH_PROFILE
+    ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_PROFILE)}`]
+    : [];
+  const child = spawn(process.execPath, [...profile, script], {
+    env: { ...process.env, ...env, PORT: String(port) },
+    stdio: ['ignore', log, log],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    if (child.exitCode !== null) throw new Error(`${script} exited early; see ${logFile}`);
+    const ready = await fetch(`${url}${readyPath}`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ready) {
+      return {
+        url,
+        process: child,
+        stop: () =>
+          new Promise((resolve) => {
+            child.once('exit', () => resolve());
+            child.kill('SIGTERM');
+          }),
+      };
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`${script} did not become ready; see ${logFile}`);
+}
+
+/** Prints the table: rate, latency percentiles, errors and the ratio to the row's floor. */
+export function printTable(rows: Measurement[]): void {
+  const byName = new Map(rows.map((row) => [row.name, row]));
+  const header = ['benchmark', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'ratio to floor', 'notes'];
+  const lines = rows.map((row) => {
+    const floor = row.floor ? byName.get(row.floor) : undefined;
+    const isFloor = rows.some((other) => other.floor === row.name);
+    const ratio = floor ? (row.requestsPerSecond / floor.requestsPerSecond).toFixed(2) : isFloor ? '(floor)' : '-';
+    return [
+      row.name,
+      row.requestsPerSecond.toFixed(0),
+      row.p50.toFixed(1),
+      row.p99.toFixed(1),
+      String(row.errors),
+      ratio,
+      row.notes ?? '',
+    ];
+  });
+  const widths = header.map((title, column) => Math.max(title.length, ...lines.map((line) => line[column].length)));
+  const format = (cells: string[]) => `| ${cells.map((cell, column) => cell.padEnd(widths[column])).join(' | ')} |`;
+  console.log([format(header), format(widths.map((width) => '-'.repeat(width))), ...lines.map(format)].join('\n'));
+}

@@ -1,0 +1,78 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { withDatabase } from '../../src/infra/database/postgres-server';
+import { adminQuery, quoteIdent, testPostgresAdminUrl } from '../support/postgres';
+import { startChild, type ChildServer } from './harness';
+
+export const CLIENT_SECRET = 'bench-client-secret-0123456789';
+
+/** A trusted partner (password grant) and a backend service (client credentials). */
+export const BENCH_CLIENTS = [
+  {
+    client_id: 'bench-partner',
+    client_secret: CLIENT_SECRET,
+    grant_types: ['password', 'refresh_token'],
+    trusted_partner: true,
+  },
+  {
+    client_id: 'bench-backend',
+    client_secret: CLIENT_SECRET,
+    grant_types: ['client_credentials'],
+    realm_roles: ['backend_service'],
+  },
+];
+export const SERVER_SECRET = 'bench-server-secret-0123456789';
+
+export interface BenchEnvironment {
+  app: ChildServer;
+  floor: ChildServer;
+  databaseUrl: string;
+  close(): Promise<void>;
+}
+
+/** A fresh database, the service (compiled, its own process) and the floor server beside it. */
+export async function startBenchEnvironment(): Promise<BenchEnvironment> {
+  const { adminUrl } = await testPostgresAdminUrl();
+  const name = `islet_bench_${process.pid}`;
+  await adminQuery(adminUrl, `drop database if exists ${quoteIdent(name)}`);
+  await adminQuery(adminUrl, `create database ${quoteIdent(name)}`);
+  const databaseUrl = withDatabase(adminUrl, name);
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'islet-bench-'));
+  const dist = path.resolve(__dirname, '../..');
+  const clientsFile = path.join(dataDir, 'clients.json');
+  fs.writeFileSync(clientsFile, JSON.stringify({ dev1: BENCH_CLIENTS }));
+  // Measured as deployed: production mode, clients from a file, access logs on.
+  const app = await startChild(path.join(dist, 'src/main.js'), {
+    NODE_ENV: 'production',
+    LEGACY_REALM: 'dev1',
+    // Throughput is what is measured here, so the per-address token limit is off.
+    TOKEN_RATE_LIMIT: '0',
+    HOST: '127.0.0.1',
+    OIDC_CLIENTS_FILE: clientsFile,
+    DATABASE_URL: databaseUrl,
+    DATA_DIR: dataDir,
+    SERVER_SECRET,
+    SQL_STATEMENT_HEADER: 'true',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+  });
+  const floor = await startChild(path.join(dist, 'test/bench/floor-server.js'), {
+    ISLET_URL: publicUrl(app.url),
+    DATABASE_URL: databaseUrl,
+  });
+  return {
+    app,
+    floor,
+    databaseUrl,
+    async close() {
+      await Promise.all([app.stop(), floor.stop()]);
+      await adminQuery(adminUrl, `drop database if exists ${quoteIdent(name)} with (force)`);
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The service names itself by "localhost"; its issuers use that name. */
+export function publicUrl(url: string): string {
+  return url.replace('127.0.0.1', 'localhost');
+}

@@ -1,0 +1,238 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { serverToken, signUp, type TestAccount } from '../support/accounts';
+import { startTestApp, type TestApp } from '../support/app';
+import { call, type Reply } from '../support/http';
+import { realmSigningKey, signAccessToken } from '../support/tokens';
+
+/**
+ * Every operation of accounts and sharing, called by every kind of caller, answers exactly the
+ * status of the access rules in DECISIONS.md, and a refused request changes nothing.
+ */
+const CALLERS = ['anonymous', 'owner', 'viewer', 'uploader', 'custodian', 'unrelated', 'server', 'expired'] as const;
+type Caller = (typeof CALLERS)[number];
+
+interface World {
+  owner: TestAccount;
+  viewer: TestAccount;
+  uploader: TestAccount;
+  custodian: TestAccount;
+  unrelated: TestAccount;
+  tokens: Record<Caller, string | undefined>;
+}
+
+interface Operation {
+  name: string;
+  /** Changes state when allowed, so it gets a fresh world per caller. */
+  writes?: boolean;
+  run(world: World, token: string | undefined): Promise<Reply>;
+  expected: Record<Caller, number>;
+}
+
+let app: TestApp;
+let server: string;
+
+async function makeWorld(): Promise<World> {
+  const [owner, viewer, uploader, custodian, unrelated] = await Promise.all(
+    ['owner', 'viewer', 'uploader', 'custodian', 'unrelated'].map((name) => signUp(app, name)),
+  );
+  const grant = (user: TestAccount, permissions: object) =>
+    call(app.url, `/access/${owner.userid}/${user.userid}`, { token: owner.token, json: permissions });
+  await Promise.all([
+    grant(viewer, { view: {} }),
+    grant(uploader, { upload: {} }),
+    grant(custodian, { custodian: {} }),
+  ]);
+  const key = await realmSigningKey(app, 'dev1');
+  const past = Math.floor(Date.now() / 1000) - 600;
+  const expired = await signAccessToken(key, {
+    iss: `${app.url}/realms/dev1`,
+    sub: owner.userid,
+    sid: 'gone',
+    iat: past - 300,
+    exp: past,
+  });
+  return {
+    owner,
+    viewer,
+    uploader,
+    custodian,
+    unrelated,
+    tokens: {
+      anonymous: undefined,
+      owner: owner.token,
+      viewer: viewer.token,
+      uploader: uploader.token,
+      custodian: custodian.token,
+      unrelated: unrelated.token,
+      server,
+      expired,
+    },
+  };
+}
+
+/** What an observer with full rights sees of the owner's account and sharing. */
+async function snapshot(world: World) {
+  const [account, members, groups] = await Promise.all([
+    call(app.url, `/auth/user/${world.owner.userid}`, { token: server }),
+    call(app.url, `/access/${world.owner.userid}`, { token: server }),
+    call(app.url, `/access/groups/${world.owner.userid}`, { token: server }),
+  ]);
+  return { status: account.status, account: account.body, members: members.body, groups: groups.body };
+}
+
+const readers = {
+  anonymous: 401,
+  owner: 200,
+  viewer: 403,
+  uploader: 403,
+  custodian: 200,
+  unrelated: 403,
+  server: 200,
+  expired: 401,
+};
+
+const OPERATIONS: Operation[] = [
+  {
+    name: 'GET /auth/user',
+    run: (_world, token) => call(app.url, '/auth/user', { token }),
+    expected: {
+      anonymous: 401,
+      owner: 200,
+      viewer: 200,
+      uploader: 200,
+      custodian: 200,
+      unrelated: 200,
+      server: 401,
+      expired: 401,
+    },
+  },
+  {
+    name: 'PUT /auth/user',
+    run: (_world, token) =>
+      call(app.url, '/auth/user', {
+        method: 'PUT',
+        token,
+        json: { updates: { termsAccepted: '2024-01-01T00:00:00Z' } },
+      }),
+    expected: {
+      anonymous: 401,
+      owner: 200,
+      viewer: 200,
+      uploader: 200,
+      custodian: 200,
+      unrelated: 200,
+      server: 401,
+      expired: 401,
+    },
+  },
+  {
+    name: 'GET /auth/user/{owner}',
+    run: (world, token) => call(app.url, `/auth/user/${world.owner.userid}`, { token }),
+    expected: readers,
+  },
+  {
+    name: 'PUT /auth/user/{owner}',
+    writes: true,
+    run: (world, token) =>
+      call(app.url, `/auth/user/${world.owner.userid}`, {
+        method: 'PUT',
+        token,
+        json: { updates: { emails: [`renamed.${world.owner.email}`] } },
+      }),
+    expected: readers,
+  },
+  {
+    name: 'DELETE /auth/user/{owner}',
+    writes: true,
+    run: (world, token) =>
+      call(app.url, `/auth/user/${world.owner.userid}`, {
+        method: 'DELETE',
+        token,
+        json: token === world.owner.token ? { password: world.owner.password } : {},
+      }),
+    expected: {
+      anonymous: 401,
+      owner: 204,
+      viewer: 401,
+      uploader: 401,
+      custodian: 204,
+      unrelated: 401,
+      server: 204,
+      expired: 401,
+    },
+  },
+  {
+    name: 'POST /auth/user/{owner}/user',
+    writes: true,
+    run: (world, token) => call(app.url, `/auth/user/${world.owner.userid}/user`, { token, json: {} }),
+    expected: {
+      anonymous: 401,
+      owner: 201,
+      viewer: 403,
+      uploader: 403,
+      custodian: 403,
+      unrelated: 403,
+      server: 201,
+      expired: 401,
+    },
+  },
+  {
+    name: 'GET /access/groups/{owner}',
+    run: (world, token) => call(app.url, `/access/groups/${world.owner.userid}`, { token }),
+    expected: readers,
+  },
+  {
+    name: 'GET /access/{owner}',
+    run: (world, token) => call(app.url, `/access/${world.owner.userid}`, { token }),
+    expected: readers,
+  },
+  {
+    name: 'GET /access/{owner}/{viewer}',
+    run: (world, token) => call(app.url, `/access/${world.owner.userid}/${world.viewer.userid}`, { token }),
+    expected: { ...readers, viewer: 200 },
+  },
+  {
+    name: 'POST /access/{owner}/{unrelated} {view}',
+    writes: true,
+    run: (world, token) =>
+      call(app.url, `/access/${world.owner.userid}/${world.unrelated.userid}`, { token, json: { view: {} } }),
+    expected: readers,
+  },
+  {
+    name: 'POST /access/{owner}/{viewer} {} (removal)',
+    writes: true,
+    run: (world, token) => call(app.url, `/access/${world.owner.userid}/${world.viewer.userid}`, { token, json: {} }),
+    expected: { ...readers, viewer: 200 },
+  },
+];
+
+beforeAll(async () => {
+  app = await startTestApp();
+  server = await serverToken(app);
+});
+afterAll(async () => {
+  await app?.stop();
+});
+
+describe('authorization matrix', () => {
+  let shared: World;
+  beforeAll(async () => {
+    shared = await makeWorld();
+  });
+
+  for (const operation of OPERATIONS) {
+    it(`${operation.name}: ${CALLERS.map((caller) => `${caller} ${operation.expected[caller]}`).join(', ')}`, async () => {
+      const results: Record<string, number> = {};
+      for (const caller of CALLERS) {
+        const world = operation.writes && operation.expected[caller] < 400 ? await makeWorld() : shared;
+        const before = operation.expected[caller] >= 400 ? await snapshot(world) : undefined;
+        const reply = await operation.run(world, world.tokens[caller]);
+        results[caller] = reply.status;
+        if (reply.status >= 400)
+          expect(reply.body).toEqual({ code: reply.status, reason: expect.any(String), error: 0 });
+        if (before) expect(await snapshot(world)).toEqual(before);
+      }
+      expect(results).toEqual(operation.expected);
+    });
+  }
+});

@@ -1,0 +1,132 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { serverToken, signUp, type TestAccount } from '../support/accounts';
+import { startTestApp, type TestApp } from '../support/app';
+import { call } from '../support/http';
+
+let app: TestApp;
+let alice: TestAccount;
+
+const basic = (login: string, password: string) => ({
+  authorization: `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`,
+});
+
+beforeAll(async () => {
+  app = await startTestApp();
+  alice = await signUp(app, 'alice');
+});
+afterAll(async () => {
+  await app?.stop();
+});
+
+describe('POST /auth/login', () => {
+  it('answers the user body and a session token for good Basic credentials', async () => {
+    const reply = await call(app.url, '/auth/login', { method: 'POST', headers: basic(alice.email, alice.password) });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ userid: alice.userid, username: alice.email });
+    const token = reply.headers.get('x-tidepool-session-token')!;
+    expect((await call(app.url, '/auth/user', { token })).body.userid).toBe(alice.userid);
+  });
+
+  it('treats the login name case-insensitively', async () => {
+    const reply = await call(app.url, '/auth/login', {
+      method: 'POST',
+      headers: basic(alice.email.toUpperCase(), alice.password),
+    });
+    expect(reply.status).toBe(200);
+  });
+
+  it('answers 401 for a wrong password or an unknown account, without saying which', async () => {
+    const wrong = await call(app.url, '/auth/login', {
+      method: 'POST',
+      headers: basic(alice.email, 'not-the-password'),
+    });
+    const unknown = await call(app.url, '/auth/login', {
+      method: 'POST',
+      headers: basic('nobody@example.org', 'not-the-password'),
+    });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body).toEqual({ code: 401, reason: 'No user matched the given details', error: 0 });
+    expect(unknown.body).toEqual(wrong.body);
+    expect(wrong.headers.get('x-tidepool-session-token')).toBeNull();
+  });
+
+  it('answers 400 when the Basic credentials are missing or malformed', async () => {
+    for (const headers of [
+      {},
+      { authorization: 'Basic !!!' },
+      basic(alice.email, ''),
+      { authorization: 'Bearer abc' },
+    ]) {
+      const reply = await call(app.url, '/auth/login', { method: 'POST', headers });
+      expect(reply.status).toBe(400);
+      expect(reply.body.reason).toBe('Missing id and/or password');
+    }
+  });
+});
+
+describe('GET /auth/login, GET /auth/token and POST /auth/logout', () => {
+  it('refreshes a session into a new working token and describes it', async () => {
+    const refreshed = await call(app.url, '/auth/login', { token: alice.token });
+    expect(refreshed.status).toBe(200);
+    expect(refreshed.body).toEqual({ userid: alice.userid, isserver: false, expires_at: expect.any(Number) });
+    const token = refreshed.headers.get('x-tidepool-session-token')!;
+    expect(token).not.toBe(alice.token);
+    const info = await call(app.url, '/auth/token', { token });
+    expect(info.body).toMatchObject({ userid: alice.userid, isserver: false });
+    expect(info.body.expires_at * 1000).toBeGreaterThan(Date.now());
+    expect(info.body.expires_at * 1000).toBeLessThanOrEqual(Date.now() + 600_000);
+  });
+
+  it('ends the session at logout: every token of it stops working at once', async () => {
+    const login = await call(app.url, '/auth/login', { method: 'POST', headers: basic(alice.email, alice.password) });
+    const first = login.headers.get('x-tidepool-session-token')!;
+    const second = (await call(app.url, '/auth/login', { token: first })).headers.get('x-tidepool-session-token')!;
+    expect((await call(app.url, '/auth/logout', { method: 'POST', token: second })).status).toBe(200);
+    for (const token of [first, second]) {
+      const reply = await call(app.url, '/auth/user', { token });
+      expect(reply.status).toBe(401);
+      expect(reply.body.reason).toMatch(/Session has ended/);
+    }
+    expect((await call(app.url, '/auth/user', { token: alice.token })).status).toBe(200);
+  });
+
+  it('answers 200 to logout without a token or with a dead one', async () => {
+    expect((await call(app.url, '/auth/logout', { method: 'POST' })).status).toBe(200);
+    expect((await call(app.url, '/auth/logout', { method: 'POST', token: 'garbage' })).status).toBe(200);
+  });
+
+  it('answers 401 to GET /auth/token without a token', async () => {
+    const reply = await call(app.url, '/auth/token');
+    expect(reply.status).toBe(401);
+  });
+});
+
+describe('POST /auth/serverlogin', () => {
+  it('gives a server token for the server secret', async () => {
+    const token = await serverToken(app);
+    const info = await call(app.url, '/auth/token', { token });
+    expect(info.body).toMatchObject({ isserver: true, userid: 'islet-server' });
+    const other = await call(app.url, `/auth/token/${alice.token}`, { token });
+    expect(other.body).toMatchObject({ userid: alice.userid, isserver: false });
+  });
+
+  it('answers 401 "Wrong password" for a wrong secret and 400 when a header is missing', async () => {
+    const wrong = await call(app.url, '/auth/serverlogin', {
+      method: 'POST',
+      headers: { 'x-tidepool-server-name': 'x', 'x-tidepool-server-secret': 'not-the-secret' },
+    });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.reason).toBe('Wrong password');
+    const missing = await call(app.url, '/auth/serverlogin', {
+      method: 'POST',
+      headers: { 'x-tidepool-server-secret': app.serverSecret },
+    });
+    expect(missing.status).toBe(400);
+    expect(missing.body.reason).toBe('Missing id and/or password');
+  });
+
+  it('lets only server tokens inspect other tokens', async () => {
+    const reply = await call(app.url, `/auth/token/${alice.token}`, { token: alice.token });
+    expect(reply.status).toBe(403);
+  });
+});

@@ -1,0 +1,202 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
+import { signUp, type TestAccount } from '../support/accounts';
+import { DEV_CLIENT_SECRET, startTestApp, type TestApp } from '../support/app';
+import { jsonFile } from '../support/files';
+import { call } from '../support/http';
+import { client, relyingParty } from '../support/relying-party';
+import { UserAgent } from '../support/user-agent';
+
+/** Every grant with each parameter missing or wrong answers the RFC 6749 error, never a 500. */
+let app: TestApp;
+let alice: TestAccount;
+const REDIRECT = 'http://127.0.0.1:9/callback';
+
+beforeAll(async () => {
+  const clients = jsonFile('clients.json', {
+    dev1: [
+      {
+        client_id: 'spa',
+        grant_types: ['authorization_code', 'refresh_token'],
+        redirect_uris: ['http://127.0.0.1:9/spa'],
+      },
+    ],
+  });
+  app = await startTestApp({ OIDC_CLIENTS_FILE: clients });
+  alice = await signUp(app, 'alice');
+});
+afterAll(async () => {
+  await app?.stop();
+});
+
+const token = (form: Record<string, string>, realm = 'dev1') =>
+  call(app.url, `/realms/${realm}/protocol/openid-connect/token`, { form });
+const dev = (form: Record<string, string>) => ({ client_id: 'islet-dev', client_secret: DEV_CLIENT_SECRET, ...form });
+
+/** A fresh authorization code (with its PKCE verifier) for alice. */
+async function freshCode(): Promise<{ code: string; verifier: string }> {
+  const config = await relyingParty(app, 'dev1', 'islet-dev', app.devClientSecret);
+  const verifier = client.randomPKCECodeVerifier();
+  const agent = new UserAgent();
+  const url = client.buildAuthorizationUrl(config, {
+    redirect_uri: REDIRECT,
+    scope: 'openid',
+    code_challenge: await client.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+  });
+  const page = await agent.follow(url.href, REDIRECT);
+  const back = await agent.submit(page, { username: alice.email, password: alice.password }, REDIRECT);
+  return { code: new URL(back.location!).searchParams.get('code')!, verifier };
+}
+
+function expectOAuthError(reply: { status: number; body: { error?: string } }, status: number, error: string) {
+  expect({ status: reply.status, error: reply.body.error }).toEqual({ status, error });
+}
+
+describe('authorization_code grant', () => {
+  const exchange = (code: string, verifier: string, extra: Record<string, string> = {}) =>
+    token(dev({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT, ...extra }));
+
+  it.each([
+    ['no code', (code: string, verifier: string) => exchange(code, verifier, { code: '' }), 400, 'invalid_request'],
+    ['an unknown code', (_code: string, verifier: string) => exchange('not-a-code', verifier), 400, 'invalid_grant'],
+    ['no PKCE verifier', (code: string) => exchange(code, '', { code_verifier: '' }), 400, 'invalid_grant'],
+    ['a wrong PKCE verifier', (code: string) => exchange(code, client.randomPKCECodeVerifier()), 400, 'invalid_grant'],
+    [
+      'another redirect_uri',
+      (code: string, verifier: string) => exchange(code, verifier, { redirect_uri: 'http://127.0.0.1:9/other' }),
+      400,
+      'invalid_grant',
+    ],
+    [
+      'no redirect_uri',
+      (code: string, verifier: string) => exchange(code, verifier, { redirect_uri: '' }),
+      400,
+      'invalid_request',
+    ],
+    [
+      'a wrong client secret',
+      (code: string, verifier: string) => exchange(code, verifier, { client_secret: 'wrong-secret-0123456789' }),
+      401,
+      'invalid_client',
+    ],
+  ])('refuses %s', async (_case, attempt, status, error) => {
+    const { code, verifier } = await freshCode();
+    expectOAuthError(await attempt(code, verifier), status, error);
+  });
+
+  it('refuses a used code, and revokes what the first use issued', async () => {
+    const { code, verifier } = await freshCode();
+    const first = await exchange(code, verifier);
+    expect(first.status).toBe(200);
+    expectOAuthError(await exchange(code, verifier), 400, 'invalid_grant');
+    expect((await call(app.url, '/auth/user', { token: first.body.access_token })).status).toBe(401);
+  });
+
+  it('refuses an expired code', async () => {
+    const { code, verifier } = await freshCode();
+    const db = new pg.Client({ connectionString: app.database.url });
+    await db.connect();
+    await db.query(
+      `update oidc_records set expires_at = now() - interval '1 second' where model = 'AuthorizationCode'`,
+    );
+    await db.end();
+    expectOAuthError(await exchange(code, verifier), 400, 'invalid_grant');
+  });
+});
+
+describe('the other grants', () => {
+  it.each([
+    ['refresh_token without refresh_token', dev({ grant_type: 'refresh_token' }), 400, 'invalid_request'],
+    [
+      'refresh_token with a wrong one',
+      dev({ grant_type: 'refresh_token', refresh_token: 'nope' }),
+      400,
+      'invalid_grant',
+    ],
+    ['password without username', dev({ grant_type: 'password', password: 'x-password' }), 400, 'invalid_request'],
+    ['password without password', dev({ grant_type: 'password', username: 'a@example.org' }), 400, 'invalid_request'],
+    [
+      'password with a wrong one',
+      dev({ grant_type: 'password', username: 'a@example.org', password: 'x-password' }),
+      400,
+      'invalid_grant',
+    ],
+    [
+      'client_credentials with a wrong secret',
+      { grant_type: 'client_credentials', client_id: 'islet-dev', client_secret: 'nope-0123456789abcdef' },
+      401,
+      'invalid_client',
+    ],
+    ['client_credentials without client', { grant_type: 'client_credentials' }, 400, 'invalid_request'],
+    [
+      'client_credentials from a public client',
+      { grant_type: 'client_credentials', client_id: 'spa' },
+      400,
+      'unauthorized_client',
+    ],
+    ['an unknown grant type', dev({ grant_type: 'implicit' }), 400, 'unsupported_grant_type'],
+    [
+      'a scope nobody knows',
+      dev({ grant_type: 'client_credentials', scope: 'admin:everything' }),
+      400,
+      'invalid_scope',
+    ],
+    [
+      'a password grant for a scope nobody knows',
+      dev({ grant_type: 'password', username: 'a@example.org', password: 'x-password', scope: 'openid admin' }),
+      400,
+      'invalid_scope',
+    ],
+  ])('refuses %s', async (_case, form, status, error) => {
+    expectOAuthError(await token(form), status, error);
+  });
+
+  it('answers an unknown realm with a JSON 404', async () => {
+    const reply = await token(dev({ grant_type: 'client_credentials' }), 'nowhere');
+    expect(reply.status).toBe(404);
+  });
+
+  it('refuses a token request that is not form-encoded', async () => {
+    const reply = await call(app.url, '/realms/dev1/protocol/openid-connect/token', {
+      json: dev({ grant_type: 'client_credentials' }),
+    });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error).toBe('invalid_request');
+  });
+});
+
+describe('authorization endpoint', () => {
+  const authorize = (params: Record<string, string>) =>
+    new UserAgent().request(`${app.url}/realms/dev1/protocol/openid-connect/auth?${new URLSearchParams(params)}`);
+  const valid = {
+    client_id: 'islet-dev',
+    response_type: 'code',
+    scope: 'openid',
+    redirect_uri: REDIRECT,
+    code_challenge: 'x'.repeat(43),
+    code_challenge_method: 'S256',
+  };
+
+  it.each([
+    ['no client_id', { ...valid, client_id: '' }],
+    ['an unknown client', { ...valid, client_id: 'nobody' }],
+    ['an unregistered redirect_uri', { ...valid, redirect_uri: 'http://evil.example/cb' }],
+    ['a scope without openid', { ...valid, scope: 'email' }],
+  ])('shows an error page without redirecting for %s', async (_case, params) => {
+    const hop = await authorize(params);
+    expect(hop.status).toBe(400);
+    expect(hop.location).toBeNull();
+  });
+
+  it.each([
+    ['an unsupported response_type', { ...valid, response_type: 'token' }, 'unsupported_response_type'],
+    ['the plain PKCE method', { ...valid, code_challenge_method: 'plain' }, 'invalid_request'],
+    ['an unknown prompt', { ...valid, prompt: 'always' }, 'invalid_request'],
+  ])('redirects back with an error for %s', async (_case, params, error) => {
+    const hop = await authorize(params);
+    expect(hop.status).toBeLessThan(400);
+    const answer = new URL(hop.location!);
+    expect(answer.searchParams.get('error') ?? new URLSearchParams(answer.hash.slice(1)).get('error')).toBe(error);
+  });
+});

@@ -1,0 +1,256 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+import pg from 'pg';
+import { rotateSigningKey } from '../../src/auth/oidc/keys';
+import { openDatabase } from '../../src/infra/database/orm';
+import { passwordGrant, signUp, type TestAccount } from '../support/accounts';
+import { startTestApp, type TestApp } from '../support/app';
+import { call } from '../support/http';
+import { client, relyingParty } from '../support/relying-party';
+import { UserAgent } from '../support/user-agent';
+
+let app: TestApp;
+const REDIRECT = 'http://127.0.0.1:9/callback';
+
+beforeAll(async () => {
+  app = await startTestApp({ TOKEN_RATE_LIMIT: '1000' });
+});
+afterAll(async () => {
+  await app?.stop();
+});
+
+async function loginPage(agent: UserAgent, realm = 'dev1', extra: Record<string, string> = {}) {
+  const config = await relyingParty(app, realm, 'islet-dev', app.devClientSecret);
+  const url = client.buildAuthorizationUrl(config, {
+    redirect_uri: REDIRECT,
+    scope: 'openid',
+    code_challenge: client.randomPKCECodeVerifier().padEnd(43, 'x'),
+    code_challenge_method: 'S256',
+    ...extra,
+  });
+  return agent.follow(url.href, REDIRECT);
+}
+
+const basic = (login: string, password: string) => ({
+  authorization: `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`,
+});
+
+describe('brute-force protection', () => {
+  it('locks an account after repeated failures everywhere passwords are checked, without telling the attacker', async () => {
+    const victim = await signUp(app, 'victim');
+    const bystander = await signUp(app, 'bystander');
+    for (let attempt = 0; attempt < 5; attempt += 1) {
+      expect(
+        (await call(app.url, '/auth/login', { method: 'POST', headers: basic(victim.email, `wrong-${attempt}-pass`) }))
+          .status,
+      ).toBe(401);
+    }
+    const legacy = await call(app.url, '/auth/login', {
+      method: 'POST',
+      headers: basic(victim.email, victim.password),
+    });
+    expect(legacy.status).toBe(401);
+    expect(legacy.body.reason).toBe('No user matched the given details');
+    const grant = await passwordGrant(app, 'dev1', victim.email, victim.password);
+    expect(grant.body).toEqual({ error: 'invalid_grant', error_description: 'Invalid user credentials' });
+    const agent = new UserAgent();
+    const page = await loginPage(agent);
+    const form = await agent.submit(page, { username: victim.email, password: victim.password }, REDIRECT);
+    expect(form.body).toContain('Invalid email or password.');
+    expect(
+      (await call(app.url, '/auth/login', { method: 'POST', headers: basic(bystander.email, bystander.password) }))
+        .status,
+    ).toBe(200);
+  });
+
+  it('locks a source address that tries many accounts', async () => {
+    const target = await signUp(app, 'target');
+    const forwarded = (ip: string) => ({ 'x-forwarded-for': ip });
+    const proxied = await startTestApp({ TRUST_PROXY: 'true' });
+    try {
+      const user = await signUp(proxied, 'behindproxy');
+      for (let attempt = 0; attempt < 30; attempt += 1) {
+        await call(proxied.url, '/auth/login', {
+          method: 'POST',
+          headers: { ...basic(`nobody${attempt}@example.org`, 'wrong-pass-123'), ...forwarded('203.0.113.7') },
+        });
+      }
+      const blocked = await call(proxied.url, '/auth/login', {
+        method: 'POST',
+        headers: { ...basic(user.email, user.password), ...forwarded('203.0.113.7') },
+      });
+      expect(blocked.status).toBe(401);
+      const elsewhere = await call(proxied.url, '/auth/login', {
+        method: 'POST',
+        headers: { ...basic(user.email, user.password), ...forwarded('198.51.100.4') },
+      });
+      expect(elsewhere.status).toBe(200);
+    } finally {
+      await proxied.stop();
+    }
+    expect(
+      (await call(app.url, '/auth/login', { method: 'POST', headers: basic(target.email, target.password) })).status,
+    ).toBe(200);
+  });
+});
+
+describe('token endpoint rate limit', () => {
+  it('answers 429 with Retry-After once an address exceeds its budget', async () => {
+    const limited = await startTestApp({ TOKEN_RATE_LIMIT: '2' });
+    try {
+      const statuses: number[] = [];
+      for (let attempt = 0; attempt < 8; attempt += 1) {
+        const reply = await call(limited.url, '/realms/dev1/protocol/openid-connect/token', {
+          form: { grant_type: 'client_credentials', client_id: 'islet-dev', client_secret: limited.devClientSecret },
+        });
+        statuses.push(reply.status);
+        if (reply.status === 429) {
+          expect(Number(reply.headers.get('retry-after'))).toBeGreaterThan(0);
+          expect(reply.body.error).toBe('temporarily_unavailable');
+        }
+      }
+      expect(statuses.slice(0, 4)).toEqual([200, 200, 200, 200]);
+      expect(statuses).toContain(429);
+    } finally {
+      await limited.stop();
+    }
+  });
+});
+
+describe('signing-key rotation', () => {
+  it('signs new tokens with the new key while tokens of the old one stay valid', async () => {
+    const alice: TestAccount = await signUp(app, 'alice');
+    const before = await passwordGrant(app, 'qa4', alice.email, alice.password);
+    const oldKid = decodeProtectedHeader(before.body.access_token).kid;
+
+    const orm = await openDatabase(app.database.url, 1);
+    const newKid = await rotateSigningKey(orm, 'qa4');
+    await orm.close();
+    let after = before;
+    for (let attempt = 0; attempt < 50 && decodeProtectedHeader(after.body.access_token).kid !== newKid; attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      after = await passwordGrant(app, 'qa4', alice.email, alice.password);
+    }
+    expect(decodeProtectedHeader(after.body.access_token).kid).toBe(newKid);
+
+    const keys = createRemoteJWKSet(new URL(`${app.url}/realms/qa4/protocol/openid-connect/certs`));
+    await jwtVerify(before.body.access_token, keys);
+    await jwtVerify(after.body.access_token, keys);
+    const published = (await call(app.url, '/realms/qa4/protocol/openid-connect/certs')).body.keys.map(
+      (key: { kid: string }) => key.kid,
+    );
+    expect(published).toEqual([newKid, oldKid]);
+    expect((await call(app.url, '/auth/user', { token: before.body.access_token })).status).toBe(200);
+    expect((await call(app.url, '/auth/user', { token: after.body.access_token })).status).toBe(200);
+  });
+});
+
+describe('browser safety', () => {
+  it('serves an accessible login page with no third-party resources and a strict CSP', async () => {
+    const page = await loginPage(new UserAgent(), 'dev1', { login_hint: 'ada@example.org' });
+    expect(page.status).toBe(200);
+    expect(page.body).toMatch(/<label for="username">/);
+    const username = /<input[^>]*id="username"[^>]*>/s.exec(page.body)?.[0] ?? '';
+    expect(username).toMatch(/name="username"/);
+    expect(username).toMatch(/type="email"/);
+    expect(username).toMatch(/autocomplete="username"/);
+    expect(page.body).toMatch(/<label for="password">/);
+    expect(page.body).toContain('value="ada@example.org"');
+    expect(page.body).not.toMatch(/<script|https?:\/\/(?!127\.0\.0\.1|localhost)/);
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+    expect((await call(app.url, '/realms/dev1/resources/islet.css')).headers.get('content-type')).toMatch(/text\/css/);
+  });
+
+  it('gives the same answer for an unknown account and a wrong password', async () => {
+    const alice = await signUp(app, 'alice');
+    const stranger = new UserAgent();
+    const unknown = await stranger.submit(
+      await loginPage(stranger),
+      { username: 'nobody@example.org', password: 'whatever-1' },
+      REDIRECT,
+    );
+    const agent = new UserAgent();
+    const wrong = await agent.submit(
+      await loginPage(agent),
+      { username: alice.email, password: 'whatever-1' },
+      REDIRECT,
+    );
+    const strip = (body: string) => body.replace(/value="[^"]*"/g, '').replace(/login-actions\/[\w-]+/g, '');
+    expect(wrong.status).toBe(unknown.status);
+    expect(strip(wrong.body)).toBe(strip(unknown.body));
+  });
+
+  it('refuses a login form without its CSRF token', async () => {
+    const alice = await signUp(app, 'alice');
+    const agent = new UserAgent();
+    const page = await loginPage(agent);
+    const forged = page.body.replace(/name="csrf" value="[^"]*"/, 'name="csrf" value="forged"');
+    const reply = await agent.submit(
+      { ...page, body: forged },
+      { username: alice.email, password: alice.password },
+      REDIRECT,
+    );
+    expect(reply.status).toBe(403);
+    expect(reply.location).toBeNull();
+  });
+
+  it('sets HttpOnly, SameSite cookies, and Secure ones behind a TLS proxy', async () => {
+    const agent = new UserAgent();
+    await loginPage(agent);
+    expect(agent.setCookieHeaders.length).toBeGreaterThan(0);
+    for (const cookie of agent.setCookieHeaders) expect(cookie.toLowerCase()).toMatch(/httponly/);
+    for (const cookie of agent.setCookieHeaders) expect(cookie.toLowerCase()).toMatch(/samesite=lax/);
+    const proxied = await startTestApp({ TRUST_PROXY: 'true' });
+    try {
+      const tls = new UserAgent({ 'x-forwarded-proto': 'https' });
+      const config = await relyingParty(proxied, 'dev1', 'islet-dev', proxied.devClientSecret);
+      const url = client.buildAuthorizationUrl(config, {
+        redirect_uri: REDIRECT,
+        scope: 'openid',
+        code_challenge: 'x'.repeat(43),
+        code_challenge_method: 'S256',
+      });
+      await tls.request(url.href);
+      expect(tls.setCookieHeaders.length).toBeGreaterThan(0);
+      for (const cookie of tls.setCookieHeaders) expect(cookie.toLowerCase()).toMatch(/secure/);
+    } finally {
+      await proxied.stop();
+    }
+  });
+
+  it('never redirects to unregistered places', async () => {
+    const agent = new UserAgent();
+    const config = await relyingParty(app, 'dev1', 'islet-dev', app.devClientSecret);
+    const evil = client.buildAuthorizationUrl(config, {
+      redirect_uri: 'https://evil.example/cb',
+      scope: 'openid',
+      code_challenge: 'x'.repeat(43),
+      code_challenge_method: 'S256',
+    });
+    const refused = await agent.request(evil.href);
+    expect(refused.status).toBe(400);
+    expect(refused.location).toBeNull();
+    const logout = await agent.request(
+      `${app.url}/realms/dev1/protocol/openid-connect/logout?client_id=islet-dev&post_logout_redirect_uri=${encodeURIComponent('https://evil.example/')}`,
+    );
+    expect(logout.status).toBe(400);
+    expect(logout.location).toBeNull();
+  });
+});
+
+describe('client secrets at rest', () => {
+  it('are stored hashed', async () => {
+    const db = new pg.Client({ connectionString: app.database.url });
+    await db.connect();
+    const { rows } = await db.query(
+      `select payload->>'client_secret' as secret from oidc_records where model = 'Client' and id = 'islet-dev'`,
+    );
+    await db.end();
+    expect(rows).toHaveLength(8);
+    for (const row of rows) {
+      expect(row.secret).toMatch(/^sha256\$/);
+      expect(row.secret).not.toContain(app.devClientSecret);
+    }
+  });
+});

@@ -1,0 +1,323 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { serverToken, signUp, uniqueEmail, type TestAccount } from '../support/accounts';
+import { startTestApp, type TestApp } from '../support/app';
+import { call, graphql } from '../support/http';
+
+let app: TestApp;
+let server: string;
+
+beforeAll(async () => {
+  app = await startTestApp();
+  server = await serverToken(app);
+});
+afterAll(async () => {
+  await app?.stop();
+});
+
+const share = (sharer: TestAccount, userId: string, body: unknown, token = sharer.token) =>
+  call(app.url, `/access/${sharer.userid}/${userId}`, { method: 'POST', token, json: body });
+
+describe('sharing', () => {
+  it('grants, lists both ways, replaces and removes permissions', async () => {
+    const alice = await signUp(app, 'alice');
+    const bob = await signUp(app, 'bob');
+
+    const granted = await share(alice, bob.userid, { view: {}, note: {} });
+    expect(granted.status).toBe(200);
+    expect(granted.body).toEqual({ view: {}, note: {} });
+
+    expect((await call(app.url, `/access/${alice.userid}`, { token: alice.token })).body).toEqual({
+      [alice.userid]: { root: {} },
+      [bob.userid]: { view: {}, note: {} },
+    });
+    expect((await call(app.url, `/access/groups/${bob.userid}`, { token: bob.token })).body).toEqual({
+      [bob.userid]: { root: {} },
+      [alice.userid]: { view: {}, note: {} },
+    });
+    expect((await call(app.url, `/access/${alice.userid}/${bob.userid}`, { token: bob.token })).body).toEqual({
+      view: {},
+      note: {},
+    });
+    expect((await call(app.url, `/access/${alice.userid}/${alice.userid}`, { token: alice.token })).body).toEqual({
+      root: {},
+    });
+
+    const replaced = await share(alice, bob.userid, { upload: {} });
+    expect(replaced.body).toEqual({ upload: {} });
+    expect((await call(app.url, `/access/${alice.userid}/${bob.userid}`, { token: alice.token })).body).toEqual({
+      upload: {},
+    });
+
+    const removed = await share(alice, bob.userid, {});
+    expect(removed.status).toBe(200);
+    expect(removed.body).toEqual({});
+    const gone = await call(app.url, `/access/${alice.userid}/${bob.userid}`, { token: alice.token });
+    expect(gone.status).toBe(404);
+    expect(gone.body.code).toBe(404);
+  });
+
+  it('lets a grantee remove its own grant, but not change it', async () => {
+    const alice = await signUp(app, 'alice');
+    const bob = await signUp(app, 'bob');
+    await share(alice, bob.userid, { view: {} });
+    expect((await share(alice, bob.userid, { view: {}, upload: {} }, bob.token)).status).toBe(403);
+    expect((await share(alice, bob.userid, {}, bob.token)).status).toBe(200);
+    expect((await call(app.url, `/access/groups/${bob.userid}`, { token: bob.token })).body).toEqual({
+      [bob.userid]: { root: {} },
+    });
+  });
+
+  it('accepts the spelling "custodial" as custodian', async () => {
+    const alice = await signUp(app, 'alice');
+    const carol = await signUp(app, 'carol');
+    expect((await share(alice, carol.userid, { custodial: {} })).body).toEqual({ custodian: {} });
+  });
+
+  it.each([
+    ['an unknown permission name', { admin: {} }, 400, /admin/],
+    ['root', { root: {} }, 400, /root cannot be granted/],
+    ['a non-object value', { view: true }, 400, /empty object/],
+    ['a non-empty object value', { view: { since: 'now' } }, 400, /empty object/],
+    ['an array body', [{ view: {} }], 400, /JSON object/],
+  ])('refuses %s with 400 and grants nothing', async (_case, body, status, reason) => {
+    const alice = await signUp(app, 'alice');
+    const bob = await signUp(app, 'bob');
+    const reply = await share(alice, bob.userid, body);
+    expect(reply.status).toBe(status);
+    expect(reply.body.reason).toMatch(reason);
+    expect((await call(app.url, `/access/${alice.userid}`, { token: alice.token })).body).toEqual({
+      [alice.userid]: { root: {} },
+    });
+  });
+
+  it('refuses sharing with oneself (400), with nobody (404) and malformed ids (400)', async () => {
+    const alice = await signUp(app, 'alice');
+    const self = await share(alice, alice.userid, { view: {} });
+    expect(self.status).toBe(400);
+    expect(self.body.reason).toMatch(/itself/);
+    const nobody = await share(alice, '0000000000', { view: {} });
+    expect(nobody.status).toBe(404);
+    expect(nobody.body.reason).toMatch(/0000000000 not found/);
+    const malformed = await share(alice, 'BOB', { view: {} });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.reason).toMatch(/not a valid user id/);
+    expect((await call(app.url, '/access/groups/not-an-id', { token: server })).status).toBe(400);
+  });
+});
+
+describe('custodial accounts', () => {
+  it('creates an account without login whose custodian gets custodian, view and upload', async () => {
+    const parent = await signUp(app, 'parent');
+    const email = uniqueEmail('kid');
+    const reply = await call(app.url, `/auth/user/${parent.userid}/user`, {
+      token: parent.token,
+      json: { username: email, emails: [email] },
+    });
+    expect(reply.status).toBe(201);
+    expect(reply.body).toMatchObject({
+      userid: expect.stringMatching(/^[0-9a-f]{10}$/),
+      username: email,
+      emails: [email],
+      emailVerified: false,
+    });
+    expect(reply.body.roles).toEqual(['custodial_account', 'patient']);
+    const kid = reply.body.userid;
+    expect((await call(app.url, `/access/${kid}/${parent.userid}`, { token: parent.token })).body).toEqual({
+      custodian: {},
+      view: {},
+      upload: {},
+    });
+
+    // The custodian manages the account: read, update, share, delete.
+    expect((await call(app.url, `/auth/user/${kid}`, { token: parent.token })).status).toBe(200);
+    const renamed = uniqueEmail('kid');
+    expect(
+      (
+        await call(app.url, `/auth/user/${kid}`, {
+          method: 'PUT',
+          token: parent.token,
+          json: { updates: { emails: [renamed] } },
+        })
+      ).body.emails,
+    ).toEqual([renamed]);
+    const aunt = await signUp(app, 'aunt');
+    expect(
+      (
+        await call(app.url, `/access/${kid}/${aunt.userid}`, {
+          method: 'POST',
+          token: parent.token,
+          json: { view: {} },
+        })
+      ).status,
+    ).toBe(200);
+    const passwordServer = await call(app.url, `/auth/user/${kid}`, { token: server });
+    expect(passwordServer.body.passwordExists).toBe(false);
+    expect((await call(app.url, `/auth/user/${kid}`, { method: 'DELETE', token: parent.token })).status).toBe(204);
+    expect((await call(app.url, `/auth/user/${kid}`, { token: server })).status).toBe(404);
+  });
+
+  it('creates one with an empty body, and lets a server create one for any custodian', async () => {
+    const parent = await signUp(app, 'parent');
+    const bare = await call(app.url, `/auth/user/${parent.userid}/user`, { method: 'POST', token: parent.token });
+    expect(bare.status).toBe(201);
+    expect(bare.body.username).toBeUndefined();
+    const byServer = await call(app.url, `/auth/user/${parent.userid}/user`, { token: server, json: {} });
+    expect(byServer.status).toBe(201);
+    expect(
+      (await call(app.url, `/access/groups/${parent.userid}`, { token: parent.token })).body[byServer.body.userid],
+    ).toEqual({
+      custodian: {},
+      view: {},
+      upload: {},
+    });
+  });
+
+  it('refuses taken emails (409) and invalid ones (400)', async () => {
+    const parent = await signUp(app, 'parent');
+    const taken = await call(app.url, `/auth/user/${parent.userid}/user`, {
+      token: parent.token,
+      json: { emails: [parent.email] },
+    });
+    expect(taken.status).toBe(409);
+    const bad = await call(app.url, `/auth/user/${parent.userid}/user`, {
+      token: parent.token,
+      json: { username: 'nope' },
+    });
+    expect(bad.status).toBe(400);
+  });
+});
+
+describe('deleting an account', () => {
+  const remove = (userId: string, token: string, body?: unknown) =>
+    call(app.url, `/auth/user/${userId}`, { method: 'DELETE', token, ...(body === undefined ? {} : { json: body }) });
+
+  it('needs the owner to confirm with its current password (403 otherwise)', async () => {
+    const alice = await signUp(app, 'alice');
+    for (const body of [undefined, {}, { password: 'wrong-password' }, { password: 'short' }]) {
+      const reply = await remove(alice.userid, alice.token, body);
+      expect(reply.status).toBe(403);
+      expect(reply.body).toEqual({ code: 403, reason: 'Missing id and/or password', error: 0 });
+    }
+    expect((await call(app.url, '/auth/user', { token: alice.token })).status).toBe(200);
+    expect((await remove(alice.userid, alice.token, { password: alice.password })).status).toBe(204);
+  });
+
+  it('removes grants in both directions and ends every session of the account at once', async () => {
+    const alice = await signUp(app, 'alice');
+    const bob = await signUp(app, 'bob');
+    const carol = await signUp(app, 'carol');
+    await share(alice, bob.userid, { view: {} });
+    await share(carol, alice.userid, { view: {} });
+    const login = await call(app.url, '/auth/login', {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from(`${alice.email}:${alice.password}`).toString('base64')}` },
+    });
+    const secondSession = login.headers.get('x-tidepool-session-token')!;
+
+    expect((await remove(alice.userid, server)).status).toBe(204);
+    for (const token of [alice.token, secondSession])
+      expect((await call(app.url, '/auth/user', { token })).status).toBe(401);
+    expect((await call(app.url, `/access/groups/${bob.userid}`, { token: bob.token })).body).toEqual({
+      [bob.userid]: { root: {} },
+    });
+    expect((await call(app.url, `/access/${carol.userid}`, { token: carol.token })).body).toEqual({
+      [carol.userid]: { root: {} },
+    });
+    const relogin = await call(app.url, '/auth/login', {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from(`${alice.email}:${alice.password}`).toString('base64')}` },
+    });
+    expect(relogin.status).toBe(401);
+    // Its email is free again.
+    expect(
+      (
+        await call(app.url, '/auth/user', {
+          json: { username: alice.email, emails: [alice.email], password: 'another-password' },
+        })
+      ).status,
+    ).toBe(201);
+  });
+
+  it('is idempotent for servers and refused with 401 to everyone else who may not', async () => {
+    const alice = await signUp(app, 'alice');
+    const mallory = await signUp(app, 'mallory');
+    expect((await remove('0123456789', server)).status).toBe(204);
+    const refused = await remove(alice.userid, mallory.token);
+    expect(refused.status).toBe(401);
+    expect(refused.body.code).toBe(401);
+    expect((await call(app.url, '/auth/user', { token: alice.token })).status).toBe(200);
+  });
+});
+
+describe('GraphQL sharing', () => {
+  it('traverses user → sharedWith → user and back, with permissions', async () => {
+    const alice = await signUp(app, 'alice');
+    const bob = await signUp(app, 'bob');
+    await share(alice, bob.userid, { view: {}, upload: {} });
+    const reply = await graphql(
+      app.url,
+      'query ($id: ID!) { user(id: $id) { userid sharedWith { userid permissions user { userid sharedBy { userid permissions } } } } }',
+      { id: alice.userid },
+      server,
+    );
+    expect(reply.body.data.user).toEqual({
+      userid: alice.userid,
+      sharedWith: [
+        {
+          userid: bob.userid,
+          permissions: ['view', 'upload'],
+          user: { userid: bob.userid, sharedBy: [{ userid: alice.userid, permissions: ['view', 'upload'] }] },
+        },
+      ],
+    });
+  });
+
+  it('sets permissions and hides accounts the caller may not read', async () => {
+    const alice = await signUp(app, 'alice');
+    const bob = await signUp(app, 'bob');
+    const set = await graphql(
+      app.url,
+      'mutation ($s: ID!, $u: ID!) { setPermissions(sharerId: $s, userId: $u, permissions: [view]) }',
+      { s: alice.userid, u: bob.userid },
+      alice.token,
+    );
+    expect(set.body.data.setPermissions).toEqual(['view']);
+    const mine = await graphql(
+      app.url,
+      '{ me { sharedWith { userid permissions user { userid } } } }',
+      {},
+      alice.token,
+    );
+    expect(mine.body.data.me.sharedWith).toEqual([{ userid: bob.userid, permissions: ['view'], user: null }]);
+    const root = await graphql(
+      app.url,
+      'mutation ($s: ID!, $u: ID!) { setPermissions(sharerId: $s, userId: $u, permissions: [root]) }',
+      { s: alice.userid, u: bob.userid },
+      alice.token,
+    );
+    expect(root.body.errors[0].extensions.code).toBe('INVALID');
+  });
+
+  it('costs the same number of SQL statements for 10 or 100 users with their permissions', async () => {
+    const owner = await signUp(app, 'owner');
+    const users: TestAccount[] = [];
+    for (let index = 0; index < 100; index += 1) users.push(await signUp(app, `member${index}`));
+    for (const user of users) await share(user, owner.userid, { view: {} });
+    const query =
+      'query ($ids: [ID!]!) { users(ids: $ids) { userid sharedWith { userid permissions user { userid } } sharedBy { userid permissions } } }';
+    const statements = async (count: number) => {
+      const reply = await graphql(app.url, query, { ids: users.slice(0, count).map((user) => user.userid) }, server);
+      expect(reply.body.data.users).toHaveLength(count);
+      expect(reply.body.data.users[0].sharedWith[0]).toMatchObject({
+        userid: owner.userid,
+        permissions: ['view'],
+        user: { userid: owner.userid },
+      });
+      return Number(reply.headers.get('x-sql-statements'));
+    };
+    const ten = await statements(10);
+    const hundred = await statements(100);
+    expect(hundred).toBe(ten);
+    expect(hundred).toBeLessThanOrEqual(4);
+  });
+});

@@ -1,0 +1,253 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { serverToken, signUp, uniqueEmail, type TestAccount } from '../support/accounts';
+import { startTestApp, type TestApp } from '../support/app';
+import { call } from '../support/http';
+
+let app: TestApp;
+let server: string;
+
+beforeAll(async () => {
+  app = await startTestApp();
+  server = await serverToken(app);
+});
+afterAll(async () => {
+  await app?.stop();
+});
+
+describe('POST /auth/user (sign up)', () => {
+  it('creates the account, answers 201 with the user and a session token, never a hash', async () => {
+    const email = uniqueEmail('signup');
+    const reply = await call(app.url, '/auth/user', {
+      json: { username: email, emails: [email], password: 'correct-horse-1' },
+    });
+    expect(reply.status).toBe(201);
+    expect(reply.body).toEqual({
+      userid: expect.stringMatching(/^[0-9a-f]{10}$/),
+      username: email,
+      emails: [email],
+      emailVerified: false,
+      createdTime: expect.any(String),
+    });
+    expect(reply.text).not.toMatch(/argon2|password/i);
+    const token = reply.headers.get('x-tidepool-session-token')!;
+    const me = await call(app.url, '/auth/user', { token });
+    expect(me.body.userid).toBe(reply.body.userid);
+  });
+
+  it('accepts the clinic role', async () => {
+    const email = uniqueEmail('clinic');
+    const reply = await call(app.url, '/auth/user', {
+      json: { username: email, emails: [email], password: 'correct-horse-1', roles: ['clinic'] },
+    });
+    expect(reply.status).toBe(201);
+    expect(reply.body.roles).toEqual(['clinic']);
+  });
+
+  it('refuses an email that another account uses, whatever its case, with 409', async () => {
+    const alice = await signUp(app, 'taken');
+    const upper = alice.email.toUpperCase();
+    const reply = await call(app.url, '/auth/user', {
+      json: { username: upper, emails: [upper], password: 'correct-horse-1' },
+    });
+    expect(reply.status).toBe(409);
+    expect(reply.body).toEqual({ code: 409, reason: expect.stringContaining('already used'), error: 0 });
+  });
+
+  it.each([
+    ['a missing password', { emails: ['x@example.org'], username: 'x@example.org' }, /password/],
+    [
+      'a short password',
+      { username: 'p@example.org', emails: ['p@example.org'], password: 'short' },
+      /password must be 8 to 72/,
+    ],
+    [
+      'a password with spaces',
+      { username: 'p@example.org', emails: ['p@example.org'], password: 'has a space!' },
+      /whitespace/,
+    ],
+    [
+      'an email under 6 characters',
+      { username: 'a@b.c', emails: ['a@b.c'], password: 'correct-horse-1' },
+      /at least 6/,
+    ],
+    [
+      'an invalid email',
+      { username: 'not-an-email', emails: ['not-an-email'], password: 'correct-horse-1' },
+      /not a valid email/,
+    ],
+    [
+      'duplicate emails',
+      { username: 'd@example.org', emails: ['d@example.org', 'D@example.org'], password: 'correct-horse-1' },
+      /more than once/,
+    ],
+    ['no emails', { username: 'e@example.org', emails: [], password: 'correct-horse-1' }, /at least one email/],
+    [
+      'an unknown role',
+      { username: 'r@example.org', emails: ['r@example.org'], password: 'correct-horse-1', roles: ['admin'] },
+      /roles contains "admin"/,
+    ],
+    [
+      'an unknown field',
+      { username: 'f@example.org', emails: ['f@example.org'], password: 'correct-horse-1', age: 3 },
+      /age/,
+    ],
+  ])('refuses %s with 400 naming the problem', async (_case, body, reason) => {
+    const reply = await call(app.url, '/auth/user', { json: body });
+    expect(reply.status).toBe(400);
+    expect(reply.body.code).toBe(400);
+    expect(reply.body.reason).toMatch(reason);
+  });
+});
+
+describe('GET and PUT /auth/user (the logged-in user)', () => {
+  let alice: TestAccount;
+  beforeAll(async () => {
+    alice = await signUp(app, 'alice');
+  });
+
+  it('accepts the token as X-Tidepool-Session-Token or Authorization: Bearer', async () => {
+    const viaHeader = await call(app.url, '/auth/user', { token: alice.token });
+    const viaBearer = await call(app.url, '/auth/user', { headers: { authorization: `Bearer ${alice.token}` } });
+    expect(viaHeader.status).toBe(200);
+    expect(viaBearer.body).toEqual(viaHeader.body);
+  });
+
+  it('applies the wrapped {"updates": ...} body Tidepool clients send', async () => {
+    const reply = await call(app.url, '/auth/user', {
+      method: 'PUT',
+      token: alice.token,
+      json: { updates: { termsAccepted: '2024-01-02T03:04:05Z' } },
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.body.termsAccepted).toBe('2024-01-02T03:04:05.000Z');
+    expect(reply.body.modifiedUserId).toBe(alice.userid);
+    expect((await call(app.url, '/auth/user', { token: alice.token })).body.termsAccepted).toBe(
+      '2024-01-02T03:04:05.000Z',
+    );
+  });
+
+  it('applies the flat body of the specification, which requires emailVerified', async () => {
+    const email = uniqueEmail('flat');
+    const reply = await call(app.url, '/auth/user', {
+      method: 'PUT',
+      token: alice.token,
+      json: { emailVerified: false, emails: [email] },
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.body.emails).toEqual([email]);
+    const missing = await call(app.url, '/auth/user', { method: 'PUT', token: alice.token, json: { emails: [email] } });
+    expect(missing.status).toBe(400);
+    expect(missing.body.reason).toMatch(/emailVerified is required/);
+  });
+
+  it('ignores read-only fields echoed back from a GET', async () => {
+    const current = (await call(app.url, '/auth/user', { token: alice.token })).body;
+    const reply = await call(app.url, '/auth/user', { method: 'PUT', token: alice.token, json: { updates: current } });
+    expect(reply.status).toBe(200);
+    expect(reply.body.userid).toBe(alice.userid);
+  });
+
+  it('lets the owner change its password; the old one stops working', async () => {
+    const reply = await call(app.url, '/auth/user', {
+      method: 'PUT',
+      token: alice.token,
+      json: { updates: { password: 'brand-new-pass' } },
+    });
+    expect(reply.status).toBe(200);
+    const basic = (password: string) => ({
+      authorization: `Basic ${Buffer.from(`${alice.email}:${password}`).toString('base64')}`,
+    });
+    expect((await call(app.url, '/auth/login', { method: 'POST', headers: basic('brand-new-pass') })).status).toBe(200);
+    expect((await call(app.url, '/auth/login', { method: 'POST', headers: basic(alice.password) })).status).toBe(401);
+    alice.password = 'brand-new-pass';
+  });
+
+  it('needs a server token to change emailVerified or roles (403), but accepts unchanged values', async () => {
+    const verify = await call(app.url, '/auth/user', {
+      method: 'PUT',
+      token: alice.token,
+      json: { updates: { emailVerified: true } },
+    });
+    expect(verify.status).toBe(403);
+    expect(verify.body.reason).toMatch(/emailVerified/);
+    const roles = await call(app.url, '/auth/user', {
+      method: 'PUT',
+      token: alice.token,
+      json: { updates: { roles: ['clinic'] } },
+    });
+    expect(roles.status).toBe(403);
+    const same = await call(app.url, '/auth/user', {
+      method: 'PUT',
+      token: alice.token,
+      json: { updates: { emailVerified: false, roles: [] } },
+    });
+    expect(same.status).toBe(200);
+    expect((await call(app.url, '/auth/user', { token: alice.token })).body.emailVerified).toBe(false);
+  });
+
+  it('answers 409 when the new email belongs to another account and changes nothing', async () => {
+    const bob = await signUp(app, 'bob');
+    const before = (await call(app.url, '/auth/user', { token: alice.token })).body;
+    const reply = await call(app.url, '/auth/user', {
+      method: 'PUT',
+      token: alice.token,
+      json: { updates: { emails: [bob.email] } },
+    });
+    expect(reply.status).toBe(409);
+    expect((await call(app.url, '/auth/user', { token: alice.token })).body).toEqual(before);
+  });
+});
+
+describe('GET and PUT /auth/user/{userId}', () => {
+  it('lets the owner read itself, also by email and under /v1/users', async () => {
+    const carol = await signUp(app, 'carol');
+    for (const path of [
+      `/auth/user/${carol.userid}`,
+      `/v1/users/${carol.userid}`,
+      `/auth/user/${encodeURIComponent(carol.email)}`,
+    ]) {
+      const reply = await call(app.url, path, { token: carol.token });
+      expect(reply.status).toBe(200);
+      expect(reply.body.userid).toBe(carol.userid);
+    }
+  });
+
+  it('refuses other users with 403 and lets a server token read and update (with passwordExists)', async () => {
+    const dave = await signUp(app, 'dave');
+    const erin = await signUp(app, 'erin');
+    expect((await call(app.url, `/auth/user/${dave.userid}`, { token: erin.token })).status).toBe(403);
+    const denied = await call(app.url, `/auth/user/${dave.userid}`, {
+      method: 'PUT',
+      token: erin.token,
+      json: { updates: { emails: [uniqueEmail()] } },
+    });
+    expect(denied.status).toBe(403);
+
+    const read = await call(app.url, `/auth/user/${dave.userid}`, { token: server });
+    expect(read.body).toMatchObject({ userid: dave.userid, passwordExists: true });
+    const verified = await call(app.url, `/auth/user/${dave.userid}`, {
+      method: 'PUT',
+      token: server,
+      json: { updates: { emailVerified: true, roles: ['clinic'] } },
+    });
+    expect(verified.status).toBe(200);
+    expect(verified.body).toMatchObject({ emailVerified: true, roles: ['clinic'] });
+    expect((await call(app.url, '/auth/user', { token: dave.token })).body.passwordExists).toBeUndefined();
+  });
+
+  it('answers 404 to a server token for an id nobody has, and 403 to users (existence is not revealed)', async () => {
+    const frank = await signUp(app, 'frank');
+    expect((await call(app.url, '/auth/user/0123456789', { token: server })).body).toEqual({
+      code: 404,
+      reason: 'User not found',
+      error: 0,
+    });
+    expect((await call(app.url, '/auth/user/0123456789', { token: frank.token })).status).toBe(403);
+  });
+
+  it('answers 400 for a malformed user id', async () => {
+    const reply = await call(app.url, '/auth/user/NOT-AN-ID', { token: server });
+    expect(reply.status).toBe(400);
+    expect(reply.body.reason).toMatch(/not a valid user id|neither a user id/);
+  });
+});

@@ -1,0 +1,65 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig, type Config } from '../../src/config';
+import { createLogger } from '../../src/infra/logger';
+import { startService, type RunningService } from '../../src/service';
+import { createTestDatabase, type TestDatabase } from './database';
+
+export interface TestApp {
+  url: string;
+  config: Config;
+  service: RunningService;
+  database: TestDatabase;
+  devClientSecret: string;
+  serverSecret: string;
+  /** Stops the service (the database stays until `stop`). */
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export const DEV_CLIENT_SECRET = 'test-dev-client-secret-0123456789';
+export const SERVER_SECRET = 'test-server-secret-0123456789';
+
+/**
+ * The real service on an ephemeral port against its own fresh database, as `npm start` runs
+ * it. `env` overrides settings (e.g. OIDC_CLIENTS_FILE).
+ */
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const database = await createTestDatabase();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'islet-test-'));
+  const settings = {
+    NODE_ENV: 'test',
+    PORT: '0',
+    DATABASE_URL: database.url,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    SERVER_SECRET,
+    DEV_CLIENT_SECRET,
+    DATABASE_POOL_SIZE: '4',
+    ...env,
+  };
+  let config = loadConfig(settings);
+  let service = await startService(config, createLogger(config.logLevel));
+  const app: TestApp = {
+    url: service.url,
+    config,
+    service,
+    database,
+    devClientSecret: DEV_CLIENT_SECRET,
+    serverSecret: SERVER_SECRET,
+    async restart() {
+      await service.close();
+      // Same public URL (and so the same issuers) as before, as a real restart would have.
+      config = loadConfig({ ...settings, PUBLIC_URL: app.url, PORT: String(new URL(app.url).port) });
+      service = await startService(config, createLogger(config.logLevel));
+      Object.assign(app, { service, config });
+    },
+    async stop() {
+      await service.close();
+      await database.drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return app;
+}

@@ -1,5 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
 import type { ErrorCode } from '../src/kernel/errors';
+import type { Scope } from '../src/kernel/scope';
 
 /** What a route's variable mapping sees of the HTTP request. */
 export interface RestRequest {
@@ -8,6 +10,8 @@ export interface RestRequest {
   headers: IncomingHttpHeaders;
   /** Parsed JSON for JSON routes; undefined when the request had no body. */
   body: unknown;
+  /** The unread body of binary routes, streamed into an Upload. */
+  raw: Readable;
 }
 
 /** Lets a response mapping set headers (e.g. the session token) besides the body. */
@@ -27,6 +31,8 @@ export interface RestRoute {
   /** The legacy body for the operation's data; undefined sends an empty body. May throw AppError. */
   respond?: (data: Record<string, unknown>, reply: RestReply, request: RestRequest) => unknown;
   status: number;
+  /** `binary` routes stream the body (blob and device-log uploads); others parse JSON up to 1 MiB. */
+  body?: 'json' | 'binary';
   /**
    * Treat unusable credentials as none instead of answering 401: for operations that do not act
    * as the caller (sign-up, logins) and for logout, which always succeeds.
@@ -34,4 +40,19 @@ export interface RestRoute {
   lenientCredentials?: boolean;
   /** Wire quirks of this operation (e.g. user deletion answers 401 where others answer 403). */
   errorStatus?: Partial<Record<ErrorCode, number>>;
+}
+
+/** Bytes to send as a response, with the headers that describe them. */
+export interface ContentResponse {
+  stream: Readable;
+  headers: Record<string, string>;
+}
+
+/**
+ * A download: GraphQL has no binary responses, so these rows call the domain service's
+ * `openContent` directly (which checks access exactly as the GraphQL fields do) and stream it.
+ */
+export interface ContentRoute {
+  path: string;
+  open: (scope: Scope, params: Record<string, string>) => Promise<ContentResponse>;
 }

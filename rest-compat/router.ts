@@ -1,9 +1,10 @@
+import { pipeline } from 'node:stream/promises';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import { execute, parse, validate, type GraphQLError, type GraphQLSchema } from 'graphql';
 import { isAppError, type AppError } from '../src/kernel/errors';
 import type { Scope } from '../src/kernel/scope';
 import { errorBody, HTTP_STATUS } from './http-errors';
-import type { RestRequest, RestRoute } from './route';
+import type { ContentRoute, RestRequest, RestRoute } from './route';
 
 export function scopeOf(res: Response): Scope {
   return res.locals.scope as Scope;
@@ -37,8 +38,27 @@ export function restCompatRouter(
   schema: GraphQLSchema,
   routes: readonly RestRoute[],
   edgeFor: EdgeFor,
+  downloads: { routes: readonly ContentRoute[]; edge: RequestHandler[] },
 ): express.Router {
   const router = express.Router();
+  for (const route of downloads.routes) {
+    router.get(route.path, ...downloads.edge, async (req: Request, res: Response) => {
+      try {
+        const { stream, headers } = await route.open(scopeOf(res), req.params as Record<string, string>);
+        res.status(200);
+        // setHeader, not res.set: express would append a charset to the stored media type.
+        for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+        await pipeline(stream, res).catch((error: unknown) => {
+          // The client left, or the store failed mid-stream: headers are gone, so end the connection.
+          scopeOf(res).logger.warn({ err: error }, 'content download ended early');
+          res.destroy();
+        });
+      } catch (error) {
+        if (isAppError(error)) return sendAppError(res, error);
+        throw error;
+      }
+    });
+  }
   for (const route of routes) {
     const document = parse(route.document);
     const problems = validate(schema, document);
@@ -50,6 +70,7 @@ export function restCompatRouter(
         query: req.query,
         headers: req.headers,
         body: req.body,
+        raw: req,
       };
       try {
         const variableValues = route.variables?.(request) ?? {};

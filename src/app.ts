@@ -1,9 +1,11 @@
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { expressMiddleware } from '@as-integrations/express5';
 import { errorBody, HTTP_STATUS } from '../rest-compat/http-errors';
 import { restCompatRouter, sendAppError } from '../rest-compat/router';
-import { restRoutes } from '../rest-compat/routes';
+import { contentRoutes, restRoutes } from '../rest-compat/routes';
+import type { RestRoute } from '../rest-compat/route';
+import { graphqlMultipart, isMultipart } from './graphql/multipart';
 import { sweepExpired } from './auth/oidc/postgres-adapter';
 import type { Config } from './config';
 import { resolverBindings } from './graphql/resolvers';
@@ -39,6 +41,9 @@ export interface IsletApp {
 
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
+/** Unfinished uploads are looked at a few times per upload timeout, at most every minute. */
+const contentSweepInterval = (config: Config) => Math.min(60_000, (config.uploadTimeoutSeconds * 1000) / 4);
+
 function graphqlError(error: AppError, res: Response): void {
   res.status(HTTP_STATUS[error.code]).json({ errors: [{ message: error.message, extensions: { code: error.code } }] });
 }
@@ -52,7 +57,7 @@ export async function createApp({
   baseUrl,
   secrets,
 }: AppDependencies): Promise<IsletApp> {
-  const services = await createServices({ config, logger, orm, baseUrl, secrets });
+  const services = await createServices({ config, logger, orm, objectStore, baseUrl, secrets });
   const { authenticator, realms } = services;
 
   const schema = await buildIsletSchema(resolverBindings(services));
@@ -67,7 +72,10 @@ export async function createApp({
   app.use(healthRouter(orm, objectStore));
   app.use('/realms', realms.router(realmRoutes(services, config, logger)));
 
-  app.use('/graphql', apiCors, jsonBody(graphqlError), authenticate(authenticator, orm, logger, graphqlError));
+  const multipart = graphqlMultipart(graphqlError);
+  const graphqlJson = jsonBody(graphqlError);
+  const graphqlBody: RequestHandler = (req, res, next) => (isMultipart(req) ? multipart : graphqlJson)(req, res, next);
+  app.use('/graphql', apiCors, graphqlBody, authenticate(authenticator, orm, logger, graphqlError));
   app.use('/graphql', expressMiddleware(apollo, { context: async ({ res }) => res.locals.scope }));
 
   const restError = (error: AppError, res: Response) => sendAppError(res, error);
@@ -75,7 +83,11 @@ export async function createApp({
   const strict = authenticate(authenticator, orm, logger, restError);
   const lenient = authenticate(authenticator, orm, logger, restError, { lenient: true });
   app.use(apiCors);
-  app.use(restCompatRouter(schema, restRoutes, (route) => [parseJson, route.lenientCredentials ? lenient : strict]));
+  const edgeFor = (route: RestRoute) => [
+    ...(route.body === 'binary' ? [] : [parseJson]),
+    route.lenientCredentials ? lenient : strict,
+  ];
+  app.use(restCompatRouter(schema, restRoutes, edgeFor, { routes: contentRoutes(services), edge: [strict] }));
 
   app.use((req: Request, res: Response) => {
     res.status(404).json(errorBody(404, `No route for ${req.method} ${req.path}`));
@@ -88,12 +100,20 @@ export async function createApp({
   const sweeper = setInterval(() => {
     sweepExpired(orm).catch((error: unknown) => logger.warn({ err: error }, 'sweeping expired OIDC records failed'));
   }, SWEEP_INTERVAL_MS).unref();
+  const sweepContent = () =>
+    services.contents
+      .sweep()
+      .then((settled) => settled && logger.info({ settled }, 'settled unfinished uploads and removals'))
+      .catch((error: unknown) => logger.warn({ err: error }, 'sweeping unfinished uploads failed'));
+  void sweepContent();
+  const contentSweeper = setInterval(sweepContent, contentSweepInterval(config)).unref();
 
   return {
     handler: app,
     schema,
     close: async () => {
       clearInterval(sweeper);
+      clearInterval(contentSweeper);
       await apollo.stop();
       await services.close();
     },

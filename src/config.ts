@@ -44,6 +44,8 @@ export interface Config {
   sqlStatementHeader: boolean;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   shutdownTimeoutMs: number;
+  /** The longest a blob or device-log upload may take; unfinished uploads are swept after it. */
+  uploadTimeoutSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -136,5 +138,6 @@ export function loadConfig(env: Env = process.env): Config {
       text(env, 'SQL_STATEMENT_HEADER') === undefined ? !production : flag(env, 'SQL_STATEMENT_HEADER'),
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    uploadTimeoutSeconds: integer(env, 'UPLOAD_TIMEOUT_SECONDS', 3600, 1, 24 * 3600),
   };
 }

@@ -13,6 +13,7 @@ import { SessionRevocations } from './auth/session-revocations';
 import { SessionsService } from './auth/sessions.service';
 import { TokenVerifier } from './auth/token-verifier';
 import type { Config } from './config';
+import type { Scope } from './kernel/scope';
 import { AccessPolicy } from './domains/permissions/access-policy';
 import { PermissionsService } from './domains/permissions/permissions.service';
 import { AccountLifecycleService } from './domains/users/account-lifecycle.service';
@@ -20,11 +21,16 @@ import { UsersService } from './domains/users/users.service';
 import type { Orm } from './infra/database/orm';
 import type { Logger } from './infra/logger';
 import { DatabaseEvents } from './infra/database/events';
+import { ContentStore } from './infra/content/content-store';
+import type { ObjectStore } from './infra/object-store/object-store';
+import { BlobsService } from './domains/blobs/blobs.service';
+import { DeviceLogsService } from './domains/device-logs/device-logs.service';
 
 export interface ServiceDependencies {
   config: Config;
   logger: Logger;
   orm: Orm;
+  objectStore: ObjectStore;
   baseUrl: string;
   secrets: { serverSecret: string; devClientSecret: string | undefined };
 }
@@ -35,6 +41,9 @@ export interface Services {
   users: UsersService;
   lifecycle: AccountLifecycleService;
   permissions: PermissionsService;
+  contents: ContentStore;
+  blobs: BlobsService;
+  deviceLogs: DeviceLogsService;
   realms: Realms;
   verifier: TokenVerifier;
   revocations: SessionRevocations;
@@ -52,12 +61,17 @@ export async function createServices({
   config,
   logger,
   orm,
+  objectStore,
   baseUrl,
   secrets,
 }: ServiceDependencies): Promise<Services> {
   const access = new AccessPolicy();
   const users = new UsersService(access);
   const permissions = new PermissionsService(access, (scope, ids) => users.existing(scope, ids));
+  const accountsExist = (scope: Scope, ids: readonly string[]) => users.existing(scope, ids);
+  const contents = new ContentStore(orm, objectStore, logger, { uploadTimeoutMs: config.uploadTimeoutSeconds * 1000 });
+  const blobs = new BlobsService(access, accountsExist, contents);
+  const deviceLogs = new DeviceLogsService(access, accountsExist, contents);
   const lifecycle = new AccountLifecycleService(users, access, (em, custodianId, accountId) =>
     permissions.grantCustodianship(em, custodianId, accountId),
   );
@@ -100,12 +114,17 @@ export async function createServices({
   lifecycle.onDelete((_scope, userId) => sessions.endAllSessionsOf(userId));
   lifecycle.onDelete((scope, userId) => permissions.forgetUser(scope, userId));
   lifecycle.onDelete((scope, userId) => links.forgetUser(scope.em, userId));
+  lifecycle.onDelete((scope, userId) => blobs.forgetUser(scope, userId));
+  lifecycle.onDelete((scope, userId) => deviceLogs.forgetUser(scope, userId));
 
   return {
     access,
     users,
     lifecycle,
     permissions,
+    contents,
+    blobs,
+    deviceLogs,
     realms,
     verifier,
     revocations,

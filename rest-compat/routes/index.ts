@@ -1,7 +1,21 @@
-import type { RestRoute } from '../route';
+import type { ContentRoute, RestRoute } from '../route';
+import type { Services } from '../../src/services';
+import { blobDownloads, blobRoutes } from './blobs';
+import { deviceLogDownloads, deviceLogRoutes } from './device-logs';
 import { permissionRoutes } from './permissions';
 import { sessionRoutes } from './sessions';
 import { userRoutes } from './users';
 
 /** The legacy REST API: one row per Tidepool operation. */
-export const restRoutes: RestRoute[] = [...sessionRoutes, ...userRoutes, ...permissionRoutes];
+export const restRoutes: RestRoute[] = [
+  ...sessionRoutes,
+  ...userRoutes,
+  ...permissionRoutes,
+  ...blobRoutes,
+  ...deviceLogRoutes,
+];
+
+/** Downloads, which stream bytes GraphQL cannot carry. */
+export function contentRoutes(services: Pick<Services, 'blobs' | 'deviceLogs'>): ContentRoute[] {
+  return [...blobDownloads(services.blobs), ...deviceLogDownloads(services.deviceLogs)];
+}

@@ -1,6 +1,8 @@
 import { SessionsResolver } from '../auth/sessions.resolver';
 import { PermissionsResolver, UserSharingResolver } from '../domains/permissions/permissions.resolver';
 import { UsersResolver } from '../domains/users/users.resolver';
+import { BlobsResolver, UserBlobsResolver } from '../domains/blobs/blobs.resolver';
+import { DeviceLogsResolver, UserDeviceLogsResolver } from '../domains/device-logs/device-logs.resolver';
 import type { Services } from '../services';
 import type { ResolverBinding } from './schema';
 
@@ -11,6 +13,10 @@ export function resolverBindings(services: Services): ResolverBinding[] {
     [SessionsResolver, new SessionsResolver(services.sessions)],
     [PermissionsResolver, new PermissionsResolver(services.permissions, services.users)],
     [UserSharingResolver, new UserSharingResolver(services.permissions)],
+    [BlobsResolver, new BlobsResolver(services.blobs)],
+    [UserBlobsResolver, new UserBlobsResolver(services.blobs)],
+    [DeviceLogsResolver, new DeviceLogsResolver(services.deviceLogs)],
+    [UserDeviceLogsResolver, new UserDeviceLogsResolver(services.deviceLogs)],
   ];
 }
 

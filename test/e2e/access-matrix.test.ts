@@ -3,15 +3,23 @@ import { serverToken, signUp, type TestAccount } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/app';
 import { call, type Reply } from '../support/http';
 import { realmSigningKey, signAccessToken } from '../support/tokens';
+import { uploadBlob, uploadLog } from '../support/content';
+
+const WINDOW = { start: '2024-03-01T00:00:00Z', end: '2024-03-02T00:00:00Z' };
+const WINDOW_QUERY = 'startAtTime=2024-02-01T00:00:00Z&endAtTime=2024-04-01T00:00:00Z';
 
 /**
- * Every operation of accounts and sharing, called by every kind of caller, answers exactly the
+ * Every operation of accounts, sharing, blobs and device logs, called by every kind of caller, answers exactly the
  * status of the access rules in DECISIONS.md, and a refused request changes nothing.
  */
 const CALLERS = ['anonymous', 'owner', 'viewer', 'uploader', 'custodian', 'unrelated', 'server', 'expired'] as const;
 type Caller = (typeof CALLERS)[number];
 
 interface World {
+  /** A blob with content, one without, and a device log, all of the owner. */
+  blobId: string;
+  emptyBlobId: string;
+  logId: string;
   owner: TestAccount;
   viewer: TestAccount;
   uploader: TestAccount;
@@ -42,6 +50,15 @@ async function makeWorld(): Promise<World> {
     grant(uploader, { upload: {} }),
     grant(custodian, { custodian: {} }),
   ]);
+  const [blob, emptyBlob, log] = await Promise.all([
+    uploadBlob(app, owner.userid, owner.token),
+    call(app.url, `/v1/users/${owner.userid}/blobs`, {
+      method: 'POST',
+      token: owner.token,
+      headers: { 'content-type': 'text/plain' },
+    }),
+    uploadLog(app, owner.userid, owner.token, WINDOW),
+  ]);
   const key = await realmSigningKey(app, 'dev1');
   const past = Math.floor(Date.now() / 1000) - 600;
   const expired = await signAccessToken(key, {
@@ -52,6 +69,9 @@ async function makeWorld(): Promise<World> {
     exp: past,
   });
   return {
+    blobId: blob.body.id,
+    emptyBlobId: emptyBlob.body.id,
+    logId: log.body.id,
     owner,
     viewer,
     uploader,
@@ -72,12 +92,21 @@ async function makeWorld(): Promise<World> {
 
 /** What an observer with full rights sees of the owner's account and sharing. */
 async function snapshot(world: World) {
-  const [account, members, groups] = await Promise.all([
+  const [account, members, groups, blobs, logs] = await Promise.all([
     call(app.url, `/auth/user/${world.owner.userid}`, { token: server }),
     call(app.url, `/access/${world.owner.userid}`, { token: server }),
     call(app.url, `/access/groups/${world.owner.userid}`, { token: server }),
+    call(app.url, `/v1/users/${world.owner.userid}/blobs?status=created,available`, { token: server }),
+    call(app.url, `/v1/users/${world.owner.userid}/device_logs?${WINDOW_QUERY}`, { token: server }),
   ]);
-  return { status: account.status, account: account.body, members: members.body, groups: groups.body };
+  return {
+    status: account.status,
+    account: account.body,
+    members: members.body,
+    groups: groups.body,
+    blobs: blobs.body,
+    logs: logs.body,
+  };
 }
 
 const readers = {
@@ -205,6 +234,88 @@ const OPERATIONS: Operation[] = [
     expected: { ...readers, viewer: 200 },
   },
 ];
+
+/** DECISIONS.md: owners, `upload` or `custodian` holders and servers add blobs and device logs. */
+const uploaders = (status: number) => ({
+  ...readers,
+  owner: status,
+  uploader: status,
+  custodian: status,
+  server: status,
+});
+/** Device logs: anyone with any grant on the owner may read them. */
+const logReaders = { ...readers, viewer: 200, uploader: 200 };
+
+const CONTENT_OPERATIONS: Operation[] = [
+  {
+    name: 'POST /v1/users/{owner}/blobs',
+    writes: true,
+    run: (world, token) => uploadBlob(app, world.owner.userid, token ?? ''),
+    expected: uploaders(201),
+  },
+  {
+    name: 'PUT /v1/blobs/{created blob} (adds content)',
+    writes: true,
+    run: (world, token) =>
+      call(app.url, `/v1/blobs/${world.emptyBlobId}`, {
+        method: 'PUT',
+        token,
+        headers: { 'content-type': 'text/plain' },
+        body: Buffer.from('content'),
+      }),
+    expected: uploaders(200),
+  },
+  {
+    name: 'GET /v1/users/{owner}/blobs',
+    run: (world, token) => call(app.url, `/v1/users/${world.owner.userid}/blobs`, { token }),
+    expected: readers,
+  },
+  {
+    name: 'GET /v1/blobs/{blob}',
+    run: (world, token) => call(app.url, `/v1/blobs/${world.blobId}`, { token }),
+    expected: readers,
+  },
+  {
+    name: 'GET /v1/blobs/{blob}/content',
+    run: (world, token) => call(app.url, `/v1/blobs/${world.blobId}/content`, { token }),
+    expected: readers,
+  },
+  {
+    name: 'DELETE /v1/blobs/{blob}',
+    writes: true,
+    run: (world, token) => call(app.url, `/v1/blobs/${world.blobId}`, { method: 'DELETE', token }),
+    expected: { ...readers, owner: 204, custodian: 204, server: 204 },
+  },
+  {
+    name: 'DELETE /v1/users/{owner}/blobs',
+    writes: true,
+    run: (world, token) => call(app.url, `/v1/users/${world.owner.userid}/blobs`, { method: 'DELETE', token }),
+    expected: { ...readers, owner: 204, custodian: 204, server: 204 },
+  },
+  {
+    name: 'POST /v1/users/{owner}/device_logs',
+    writes: true,
+    run: (world, token) => uploadLog(app, world.owner.userid, token ?? '', WINDOW),
+    expected: uploaders(201),
+  },
+  {
+    name: 'GET /v1/users/{owner}/device_logs',
+    run: (world, token) => call(app.url, `/v1/users/${world.owner.userid}/device_logs?${WINDOW_QUERY}`, { token }),
+    expected: logReaders,
+  },
+  {
+    name: 'GET /v1/device_logs/{log}',
+    run: (world, token) => call(app.url, `/v1/device_logs/${world.logId}`, { token }),
+    expected: logReaders,
+  },
+  {
+    // Tidepool hides a log's content from callers without a grant: 404, not 403.
+    name: 'GET /v1/device_logs/{log}/content',
+    run: (world, token) => call(app.url, `/v1/device_logs/${world.logId}/content`, { token }),
+    expected: { ...logReaders, unrelated: 404 },
+  },
+];
+OPERATIONS.push(...CONTENT_OPERATIONS);
 
 beforeAll(async () => {
   app = await startTestApp();

@@ -1,9 +1,14 @@
 import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import { withDatabase } from '../../src/infra/database/postgres-server';
 import { adminQuery, quoteIdent } from './postgres';
 
 export interface TestDatabase {
   url: string;
+  /** Runs SQL in this database on a connection of its own. */
+  query(sql: string, values?: unknown[]): Promise<Record<string, any>[]>;
+  /** Takes the database away from the app (refusing and cutting its connections) or gives it back. */
+  setAvailable(available: boolean): Promise<void>;
   drop(): Promise<void>;
 }
 
@@ -24,8 +29,26 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 200));
     }
   }
+  const url = withDatabase(adminUrl, name);
   return {
-    url: withDatabase(adminUrl, name),
+    url,
+    query: async (sql, values = []) => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        return (await client.query(sql, values)).rows;
+      } finally {
+        await client.end();
+      }
+    },
+    setAvailable: async (available) => {
+      await adminQuery(adminUrl, `alter database ${quoteIdent(name)} allow_connections ${available}`);
+      if (!available)
+        await adminQuery(
+          adminUrl,
+          `select pg_terminate_backend(pid) from pg_stat_activity where datname = '${name}' and pid <> pg_backend_pid()`,
+        );
+    },
     drop: () => adminQuery(adminUrl, `drop database if exists ${quoteIdent(name)} with (force)`),
   };
 }

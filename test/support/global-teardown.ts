@@ -1,8 +1,10 @@
 import pg from 'pg';
 import { adminQuery, quoteIdent } from './postgres';
+import { stopSharedS3Server } from './s3-server';
 
-/** Drops the template and any database a crashed test file left behind. */
+/** Stops the shared S3 server; drops the template and any database a crashed test file left behind. */
 export default async function globalTeardown(): Promise<void> {
+  await stopSharedS3Server();
   const adminUrl = process.env.ISLET_TEST_ADMIN_URL;
   const template = process.env.ISLET_TEST_TEMPLATE;
   if (!adminUrl || !template) return;

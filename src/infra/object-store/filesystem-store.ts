@@ -9,6 +9,19 @@ import { ObjectNotFoundError, ObjectStoreUnavailableError, type ObjectStore, typ
 const SAFE_KEY = /^[\w.-]+(\/[\w.-]+)*$/;
 
 /**
+ * Throws unless `key` is `/`-separated segments of letters, digits, `_`, `.`, `-` (no `.` or `..`
+ * segment). Every driver applies it, so a key that works with one works with all.
+ */
+export function checkObjectKey(key: string): void {
+  if (!SAFE_KEY.test(key) || key.split('/').some((part) => part === '..' || part === '.')) {
+    throw new Error(`unsafe object key ${JSON.stringify(key)}`);
+  }
+}
+
+const MISSING = new Set(['ENOENT', 'ENOTDIR']);
+const isMissing = (error: unknown) => MISSING.has((error as NodeJS.ErrnoException | null)?.code ?? '');
+
+/**
  * The zero-config store: one file per object under `root`, content type in a sidecar file.
  * Writes go to a temporary file renamed into place, so a reader never sees half an object.
  */
@@ -23,34 +36,51 @@ export class FilesystemStore implements ObjectStore {
   }
 
   private file(key: string): string {
-    if (!SAFE_KEY.test(key) || key.split('/').some((part) => part === '..' || part === '.')) {
-      throw new Error(`unsafe object key ${JSON.stringify(key)}`);
-    }
+    checkObjectKey(key);
     return path.join(this.objects, key);
+  }
+
+  /** The disk failed us (EACCES, ENOSPC, EIO…): callers answer 503, as for an unreachable S3. */
+  private failure(what: string, error: unknown): ObjectStoreUnavailableError {
+    const detail = error instanceof Error ? error.message : String(error);
+    return new ObjectStoreUnavailableError(
+      `filesystem store at ${path.dirname(this.objects)} failed to ${what}: ${detail}`,
+      {
+        cause: error,
+      },
+    );
   }
 
   async put(key: string, body: Readable, { contentType }: { contentType: string }): Promise<StoredObject> {
     const target = this.file(key);
     const temporary = path.join(this.incoming, randomUUID());
+    // Which side failed first: the body's own error is rethrown unchanged, the disk's is mapped.
+    let first: 'body' | 'disk' | undefined;
+    body.once('error', () => (first ??= 'body'));
+    body.once('close', () => {
+      if (!body.readableEnded) first ??= 'body';
+    });
     try {
       await fsp.mkdir(this.incoming, { recursive: true });
-      await pipeline(body, fs.createWriteStream(temporary, { flags: 'wx' }));
+      const writer = fs.createWriteStream(temporary, { flags: 'wx' });
+      writer.once('error', () => (first ??= 'disk'));
+      await pipeline(body, writer);
       await fsp.mkdir(path.dirname(target), { recursive: true });
       await fsp.writeFile(`${target}.type`, contentType);
       await fsp.rename(temporary, target);
       const { size } = await fsp.stat(target);
       return { size, contentType };
     } catch (error) {
-      await fsp.rm(temporary, { force: true });
-      throw error;
+      await fsp.rm(temporary, { force: true }).catch(() => undefined);
+      throw first === 'body' ? error : this.failure(`store ${key}`, error);
     }
   }
 
   async get(key: string): Promise<Readable> {
     const file = this.file(key);
-    const handle = await fsp.open(file, 'r').catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') throw new ObjectNotFoundError(key);
-      throw error;
+    const handle = await fsp.open(file, 'r').catch((error: unknown) => {
+      if (isMissing(error)) throw new ObjectNotFoundError(key);
+      throw this.failure(`read ${key}`, error);
     });
     return handle.createReadStream();
   }
@@ -64,30 +94,46 @@ export class FilesystemStore implements ObjectStore {
       ]);
       return { size, contentType };
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw error;
+      if (isMissing(error)) return null;
+      throw this.failure(`stat ${key}`, error);
     }
   }
 
   async delete(key: string): Promise<void> {
     const file = this.file(key);
-    await Promise.all([fsp.rm(file, { force: true }), fsp.rm(`${file}.type`, { force: true })]);
+    await Promise.all([fsp.rm(file, { force: true }), fsp.rm(`${file}.type`, { force: true })]).catch((error) => {
+      if (!isMissing(error)) throw this.failure(`delete ${key}`, error);
+    });
   }
 
   async deletePrefix(prefix: string): Promise<void> {
     for await (const key of this.list(prefix)) await this.delete(key);
   }
 
-  async *list(prefix: string): AsyncIterable<string> {
-    const walk = async function* (folder: string, relative: string): AsyncIterable<string> {
-      const entries = await fsp.readdir(folder, { withFileTypes: true }).catch(() => []);
-      for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
-        const key = relative ? `${relative}/${entry.name}` : entry.name;
-        if (entry.isDirectory()) yield* walk(path.join(folder, entry.name), key);
-        else if (!entry.name.endsWith('.type')) yield key;
+  /** Keys under the prefix (any depth) in code-unit (= S3's byte) order, like the S3 driver. */
+  list(prefix: string): AsyncIterable<string> {
+    return this.walk(this.objects, '', prefix);
+  }
+
+  private async *walk(folder: string, relative: string, prefix: string): AsyncIterable<string> {
+    const entries = await fsp.readdir(folder, { withFileTypes: true }).catch((error: unknown) => {
+      if (isMissing(error)) return [];
+      throw this.failure(`list ${JSON.stringify(prefix)}`, error);
+    });
+    // A folder sorts as "name/": then the keys come out in the order of the full key strings.
+    const sortName = (entry: fs.Dirent) => (entry.isDirectory() ? `${entry.name}/` : entry.name);
+    entries.sort((a, b) => (sortName(a) < sortName(b) ? -1 : sortName(a) > sortName(b) ? 1 : 0));
+    for (const entry of entries) {
+      const key = relative ? `${relative}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) {
+        // only folders that can hold a key with that prefix
+        if (prefix.startsWith(`${key}/`) || `${key}/`.startsWith(prefix)) {
+          yield* this.walk(path.join(folder, entry.name), key, prefix);
+        }
+      } else if (!entry.name.endsWith('.type') && key.startsWith(prefix)) {
+        yield key;
       }
-    };
-    for await (const key of walk(this.objects, '')) if (key.startsWith(prefix)) yield key;
+    }
   }
 
   async ping(): Promise<void> {

@@ -1,0 +1,93 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { Upload } from '../src/graphql/upload';
+import { assertDigestMD5 } from '../src/kernel/content';
+import { AppError, invalid } from '../src/kernel/errors';
+import { parseDateTime } from '../src/kernel/validation';
+import type { RestRequest } from './route';
+
+/** Wire details of binary bodies and their headers, turned into GraphQL variables. */
+
+function single(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name.toLowerCase()];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+export function headerInvalid(name: string, why: string): AppError {
+  return invalid(`header "${name}" is invalid: ${why}`, name);
+}
+
+export function requiredHeader(headers: IncomingHttpHeaders, name: string): string {
+  const value = single(headers, name);
+  if (value === undefined || value.trim() === '') throw invalid(`header "${name}" is missing`, name);
+  return value.trim();
+}
+
+/**
+ * `Digest: md5=<base64>` (RFC 3230; the algorithm name in any case) → the base64 digest. A
+ * repeated header (which Node joins with commas) or another algorithm is refused.
+ */
+export function digestHeader(headers: IncomingHttpHeaders, { required }: { required: boolean }): string | undefined {
+  const value = single(headers, 'Digest');
+  if (value === undefined) {
+    if (required) throw invalid('header "Digest" is missing; send Digest: md5=<base64 MD5 of the body>', 'Digest');
+    return undefined;
+  }
+  if (value.includes(',')) throw headerInvalid('Digest', 'it was sent more than once or lists several digests');
+  const separator = value.indexOf('=');
+  const algorithm = value.slice(0, separator).trim();
+  if (separator < 0 || algorithm.toLowerCase() !== 'md5')
+    throw headerInvalid('Digest', `expected md5=<base64 MD5>, got "${value.slice(0, 40)}"`);
+  try {
+    return assertDigestMD5(value.slice(separator + 1).trim(), 'Digest');
+  } catch {
+    throw headerInvalid('Digest', 'the md5 value must be the base64 of 16 bytes (24 characters)');
+  }
+}
+
+export function dateTimeHeader(headers: IncomingHttpHeaders, name: string): string {
+  const value = requiredHeader(headers, name);
+  try {
+    return parseDateTime(value, name).toISOString();
+  } catch {
+    throw headerInvalid(name, `"${value.slice(0, 40)}" is not an RFC 3339 date-time such as 2024-01-02T03:04:05Z`);
+  }
+}
+
+function hasBody(headers: IncomingHttpHeaders): boolean {
+  const length = headers['content-length'];
+  return headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/** The request body as an Upload, or null when the request has none. */
+export function bodyUpload({ headers, raw }: RestRequest, mediaType: string): Upload | null {
+  if (!hasBody(headers)) return null;
+  const length = Number(headers['content-length']);
+  const declaredSize = Number.isSafeInteger(length) ? length : undefined;
+  return new Upload(async () => ({ stream: raw, mediaType, declaredSize }));
+}
+
+/** A query parameter that may repeat or list values separated by commas. */
+export function listParameter(query: Record<string, unknown>, name: string): string[] | undefined {
+  const value = query[name];
+  if (value === undefined) return undefined;
+  const values = (Array.isArray(value) ? value : [value]).flatMap((item) =>
+    typeof item === 'string' ? item.split(',') : [''],
+  );
+  if (values.some((item) => item.trim() === '')) throw invalid(`query parameter "${name}" has an empty value`, name);
+  return values.map((item) => item.trim());
+}
+
+export function integerParameter(query: Record<string, unknown>, name: string): number | undefined {
+  const value = query[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !/^-?\d{1,9}$/.test(value))
+    throw invalid(`query parameter "${name}" must be an integer`, name);
+  return Number(value);
+}
+
+export function dateTimeParameter(query: Record<string, unknown>, name: string): string {
+  const value = query[name];
+  if (value === undefined) throw invalid(`query parameter "${name}" is required`, name);
+  if (typeof value !== 'string') throw invalid(`query parameter "${name}" must be given once`, name);
+  return parseDateTime(value, name).toISOString();
+}

@@ -1,0 +1,90 @@
+import { AppError, invalid } from '../../src/kernel/errors';
+import type { DeviceLogsService } from '../../src/domains/device-logs/device-logs.service';
+import {
+  bodyUpload,
+  dateTimeHeader,
+  dateTimeParameter,
+  digestHeader,
+  integerParameter,
+  requiredHeader,
+} from '../binary';
+import type { ContentRoute, RestRequest, RestRoute } from '../route';
+
+const LOG_FIELDS = 'id userId digestMD5 mediaType size createdTime startAt endAt revision';
+
+/** The specification names the window `startAt`/`endAt`; Tidepool's clients read `startAtTime`/`endAtTime`. */
+function wireLog(log: unknown) {
+  const fields = log as Record<string, unknown>;
+  return { ...fields, startAtTime: fields.startAt, endAtTime: fields.endAt };
+}
+
+function jsonUpload(request: RestRequest) {
+  const mediaType = requiredHeader(request.headers, 'Content-Type');
+  if (!/^application\/json\s*(;|$)/i.test(mediaType))
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Type "${mediaType}" is not supported; send application/json`);
+  const content = bodyUpload(request, mediaType);
+  if (!content) throw invalid('The device log is empty; send a JSON array of entries', 'body');
+  return content;
+}
+
+export const deviceLogRoutes: RestRoute[] = [
+  {
+    method: 'post',
+    path: '/v1/users/:userId/device_logs',
+    body: 'binary',
+    document: `mutation ($userId: ID!, $digest: String!, $start: DateTime!, $end: DateTime!, $content: Upload!) {
+      uploadDeviceLog(userId: $userId, digestMD5: $digest, startAtTime: $start, endAtTime: $end, content: $content) {
+        ${LOG_FIELDS} } }`,
+    variables: (request) => ({
+      userId: request.params.userId,
+      digest: digestHeader(request.headers, { required: true }),
+      start: dateTimeHeader(request.headers, 'X-Logs-Start-At-Time'),
+      end: dateTimeHeader(request.headers, 'X-Logs-End-At-Time'),
+      content: jsonUpload(request),
+    }),
+    respond: (data) => wireLog(data.uploadDeviceLog),
+    status: 201,
+  },
+  {
+    method: 'get',
+    path: '/v1/users/:userId/device_logs',
+    document: `query ($userId: ID!, $start: DateTime!, $end: DateTime!, $page: Int, $size: Int) {
+      deviceLogs(userId: $userId, startAtTime: $start, endAtTime: $end, page: $page, size: $size) { ${LOG_FIELDS} } }`,
+    variables: ({ params, query }) => ({
+      userId: params.userId,
+      start: dateTimeParameter(query, 'startAtTime'),
+      end: dateTimeParameter(query, 'endAtTime'),
+      page: integerParameter(query, 'page'),
+      size: integerParameter(query, 'size'),
+    }),
+    respond: (data) => (data.deviceLogs as unknown[]).map(wireLog),
+    status: 200,
+  },
+  {
+    method: 'get',
+    path: '/v1/device_logs/:id',
+    document: `query ($id: ID!) { deviceLog(id: $id) { ${LOG_FIELDS} } }`,
+    variables: ({ params }) => ({ id: params.id }),
+    respond: (data) => wireLog(data.deviceLog),
+    status: 200,
+  },
+];
+
+export function deviceLogDownloads(logs: DeviceLogsService): ContentRoute[] {
+  return [
+    {
+      path: '/v1/device_logs/:id/content',
+      open: async (scope, params) => {
+        const { log, stream } = await logs.openContent(scope, params.id);
+        const headers = {
+          'Content-Type': log.mediaType,
+          'Content-Length': String(log.size),
+          Digest: `MD5=${log.digestMD5}`,
+          'Start-At': log.startAtTime.toISOString(),
+          'End-At': log.endAtTime.toISOString(),
+        };
+        return { stream, headers };
+      },
+    },
+  ];
+}

@@ -1,0 +1,195 @@
+import type { Readable } from 'node:stream';
+import type { ContentStore } from '../../infra/content/content-store';
+import { assertDigestMD5, assertMediaType, type IncomingContent } from '../../kernel/content';
+import { conflict, invalid, notFound, unauthenticated } from '../../kernel/errors';
+import { isAuthenticated } from '../../kernel/principal';
+import { hexId } from '../../kernel/ids';
+import type { Scope } from '../../kernel/scope';
+import { assertUserId, truncate } from '../../kernel/validation';
+import type { AccessPolicy, Requirement } from '../permissions/access-policy';
+import type { AccountsExist } from '../permissions/permissions.service';
+import { BLOB_STATUSES, BlobSchema, type BlobRecord, type BlobStatus } from './blob.entity';
+import { blobLoader, blobsOfUsers, type BlobFilter } from './blobs.loaders';
+
+/** DECISIONS.md: uploaders and custodians may add blobs; only owners, custodians and servers read them. */
+const MAY_WRITE: Requirement = ['upload', 'custodian'];
+const MAY_READ: Requirement = ['custodian'];
+
+export const BLOB_ID_PATTERN = /^[0-9a-z]{32}$/;
+export const PAGE_SIZE = { default: 100, max: 1000 };
+
+export interface NewBlob {
+  mediaType?: string;
+  digestMD5?: string;
+  content?: IncomingContent;
+}
+
+export interface BlobListOptions {
+  mediaTypes?: readonly string[];
+  statuses?: readonly string[];
+  page?: number;
+  size?: number;
+}
+
+export function assertBlobId(value: string, field = 'blobId'): string {
+  if (!BLOB_ID_PATTERN.test(value))
+    throw invalid(`${field} "${truncate(value)}" is not a valid id (32 lowercase letters or digits)`, field);
+  return value;
+}
+
+export function assertPaging(page = 0, size = PAGE_SIZE.default): { page: number; size: number } {
+  if (!Number.isInteger(page) || page < 0) throw invalid('page must be an integer of at least 0', 'page');
+  if (!Number.isInteger(size) || size < 1 || size > PAGE_SIZE.max)
+    throw invalid(`size must be an integer from 1 to ${PAGE_SIZE.max}`, 'size');
+  return { page, size };
+}
+
+const objectKeyOf = (userId: string, blobId: string) => `blobs/${userId}/${blobId}/${hexId(16)}`;
+
+/** Opaque per-user content with a status (spec §2.4, §3, §4.6). */
+export class BlobsService {
+  constructor(
+    private readonly access: AccessPolicy,
+    private readonly accountsExist: AccountsExist,
+    private readonly contents: ContentStore,
+  ) {}
+
+  /** A new blob: `available` when it comes with content, else `created` until content is added. */
+  async create(scope: Scope, userId: string, blob: NewBlob): Promise<BlobRecord> {
+    assertUserId(userId);
+    const mediaType = assertMediaType(blob.mediaType ?? '', 'mediaType');
+    const digest = blob.digestMD5 === undefined ? undefined : assertDigestMD5(blob.digestMD5);
+    if (digest !== undefined && !blob.content)
+      throw invalid('digestMD5 was given but there is no content', 'digestMD5');
+    await this.access.assertAllowed(scope, userId, MAY_WRITE);
+    if (!(await this.accountsExist(scope, [userId])).has(userId)) throw notFound(`User ${userId} does not exist`);
+
+    const now = new Date();
+    const base = { id: hexId(32), userId, mediaType, createdTime: now };
+    if (!blob.content) {
+      const record = scope.em.create(BlobSchema, { ...base, modifiedTime: null, status: 'created', revision: 0 });
+      await scope.em.flush();
+      return record;
+    }
+    const objectKey = objectKeyOf(userId, base.id);
+    return this.contents.write(scope.em, objectKey, { ...blob.content, mediaType }, digest, async (tx, facts) => {
+      // As Tidepool: the record is finalised once the content is in, which counts as its first update.
+      const finished = { ...facts, objectKey, status: 'available', revision: 1, modifiedTime: new Date() };
+      const record = tx.create(BlobSchema, { ...base, ...finished });
+      await tx.flush();
+      return record;
+    });
+  }
+
+  /** Adds content to a `created` blob, which makes it `available` (spec §3). */
+  async addContent(
+    scope: Scope,
+    id: string,
+    update: { mediaType?: string; digestMD5?: string; content: IncomingContent },
+  ): Promise<BlobRecord> {
+    const blob = await this.readable(scope, id, MAY_WRITE);
+    const mediaType = assertMediaType(update.mediaType ?? blob.mediaType, 'mediaType');
+    const digest = update.digestMD5 === undefined ? undefined : assertDigestMD5(update.digestMD5);
+    if (blob.status !== 'created') throw conflict(`Blob ${id} already has content`);
+    const objectKey = objectKeyOf(blob.userId, id);
+    const content = { ...update.content, mediaType };
+    await this.contents.write(scope.em, objectKey, content, digest, async (tx, facts) => {
+      const changed = await tx.nativeUpdate(
+        BlobSchema,
+        { id, status: 'created', revision: blob.revision },
+        { ...facts, mediaType, objectKey, status: 'available', revision: blob.revision + 1, modifiedTime: new Date() },
+      );
+      if (changed !== 1) throw conflict(`Blob ${id} was changed by another request; nothing was stored`);
+    });
+    scope.em.clear();
+    blobLoader(scope).clear(id);
+    return (await blobLoader(scope).load(id))!;
+  }
+
+  async get(scope: Scope, id: string): Promise<BlobRecord> {
+    return this.readable(scope, id, MAY_READ);
+  }
+
+  /** The blob's bytes; a blob without content has none to give. */
+  async openContent(scope: Scope, id: string): Promise<{ blob: BlobRecord; stream: Readable }> {
+    const blob = await this.readable(scope, id, MAY_READ);
+    if (blob.objectKey === null || blob.objectKey === undefined) throw notFound(`Blob ${id} has no content yet`);
+    return { blob, stream: await this.contents.open(blob.objectKey) };
+  }
+
+  /** The blobs of `userId`; by default only `available` ones, as Tidepool lists them. */
+  async list(scope: Scope, userId: string, options: BlobListOptions = {}): Promise<BlobRecord[]> {
+    assertUserId(userId);
+    const filter = this.filter(options);
+    await this.access.assertAllowed(scope, userId, MAY_READ);
+    return blobsOfUsers(scope, filter).load(userId);
+  }
+
+  /** The same for many users at once; users the caller may not read list nothing. */
+  async listMany(scope: Scope, userIds: readonly string[], options: BlobListOptions = {}): Promise<BlobRecord[][]> {
+    const filter = this.filter(options);
+    const allowed = await this.access.allowedTargets(scope, userIds, MAY_READ);
+    const lists = await blobsOfUsers(scope, filter).loadMany(userIds.filter((id) => allowed.has(id)));
+    const byUser = new Map(userIds.filter((id) => allowed.has(id)).map((id, index) => [id, lists[index]]));
+    return userIds.map((id) => {
+      const list = byUser.get(id);
+      if (list instanceof Error) throw list;
+      return list ?? [];
+    });
+  }
+
+  /** Removes a blob and its bytes; with `revision`, only if the blob is still at that revision. */
+  async delete(scope: Scope, id: string, revision?: number): Promise<void> {
+    if (revision !== undefined && (!Number.isInteger(revision) || revision < 0))
+      throw invalid('revision must be an integer of at least 0', 'revision');
+    const blob = await this.readable(scope, id, MAY_READ);
+    if (revision !== undefined && blob.revision !== revision)
+      throw notFound(`Blob ${id} at revision ${revision} does not exist`);
+    const keys = blob.objectKey ? [blob.objectKey] : [];
+    await this.contents.remove(scope.em, keys, async (tx) => {
+      const removed = await tx.nativeDelete(BlobSchema, { id, revision: blob.revision });
+      if (removed !== 1) throw notFound(`Blob ${id} was changed or removed meanwhile`);
+    });
+  }
+
+  async deleteAllOf(scope: Scope, userId: string): Promise<void> {
+    assertUserId(userId);
+    await this.access.assertAllowed(scope, userId, MAY_READ);
+    await this.forgetUser(scope, userId);
+  }
+
+  /** Account deletion: every blob of the user and all its bytes. */
+  async forgetUser(scope: Scope, userId: string): Promise<void> {
+    await this.contents.remove(
+      scope.em,
+      [`blobs/${userId}/`],
+      (tx) => tx.nativeDelete(BlobSchema, { userId }).then(() => undefined),
+      {
+        prefix: true,
+      },
+    );
+  }
+
+  private filter(options: BlobListOptions): BlobFilter {
+    const statuses = options.statuses?.length ? options.statuses : ['available'];
+    for (const status of statuses)
+      if (!BLOB_STATUSES.includes(status as BlobStatus))
+        throw invalid(`status "${status}" is not one of ${BLOB_STATUSES.join(', ')}`, 'status');
+    const mediaTypes = options.mediaTypes?.map((type) => assertMediaType(type));
+    return {
+      statuses: [...new Set(statuses)] as BlobStatus[],
+      mediaTypes,
+      ...assertPaging(options.page, options.size),
+    };
+  }
+
+  /** The blob, if the caller may act on its owner as `requirement` says; else the right error. */
+  private async readable(scope: Scope, id: string, requirement: Requirement): Promise<BlobRecord> {
+    assertBlobId(id);
+    if (!isAuthenticated(scope.principal)) throw unauthenticated();
+    const blob = await blobLoader(scope).load(id);
+    if (!blob) throw notFound(`Blob ${id} does not exist`);
+    await this.access.assertAllowed(scope, blob.userId, requirement);
+    return blob;
+  }
+}

@@ -1,0 +1,120 @@
+import type { Readable } from 'node:stream';
+import type { ContentStore } from '../../infra/content/content-store';
+import { assertDigestMD5, relay, type IncomingContent } from '../../kernel/content';
+import { invalid, notFound, unauthenticated } from '../../kernel/errors';
+import { hexId } from '../../kernel/ids';
+import { isAuthenticated } from '../../kernel/principal';
+import type { Scope } from '../../kernel/scope';
+import { assertUserId } from '../../kernel/validation';
+import { assertBlobId, assertPaging } from '../blobs/blobs.service';
+import type { AccessPolicy, Requirement } from '../permissions/access-policy';
+import type { AccountsExist } from '../permissions/permissions.service';
+import { DeviceLogSchema, type DeviceLogRecord } from './device-log.entity';
+import { EntryValidator } from './entry-validator';
+
+/** DECISIONS.md: uploaders and custodians may upload; anyone with any grant may read. */
+const MAY_UPLOAD: Requirement = ['upload', 'custodian'];
+const MAY_READ: Requirement = 'any-grant';
+export const DEVICE_LOG_MEDIA_TYPE = 'application/json';
+
+export interface DeviceLogUpload {
+  digestMD5: string;
+  startAtTime: Date;
+  endAtTime: Date;
+  content: IncomingContent;
+}
+
+export interface DeviceLogWindow {
+  startAtTime: Date;
+  endAtTime: Date;
+  page?: number;
+  size?: number;
+}
+
+/** Device logs (spec §2.5–2.6, §4.7): validated JSON arrays of entries, stored as uploaded. */
+export class DeviceLogsService {
+  constructor(
+    private readonly access: AccessPolicy,
+    private readonly accountsExist: AccountsExist,
+    private readonly contents: ContentStore,
+  ) {}
+
+  async upload(scope: Scope, userId: string, upload: DeviceLogUpload): Promise<DeviceLogRecord> {
+    assertUserId(userId);
+    await this.access.assertAllowed(scope, userId, MAY_UPLOAD);
+    const digest = assertDigestMD5(upload.digestMD5);
+    if (upload.startAtTime > upload.endAtTime)
+      throw invalid('startAtTime must not be later than endAtTime', 'startAtTime');
+    if (!/^application\/json\s*(;|$)/i.test(upload.content.mediaType))
+      throw invalid(`A device log is JSON: its media type must be ${DEVICE_LOG_MEDIA_TYPE}`, 'mediaType');
+    if (!(await this.accountsExist(scope, [userId])).has(userId)) throw notFound(`User ${userId} does not exist`);
+
+    const id = hexId(32);
+    const objectKey = `device-logs/${userId}/${id}`;
+    const stream = relay(upload.content.stream, new EntryValidator());
+    // Entries may fail validation before the store starts reading; the store's relay reports it.
+    stream.on('error', () => undefined);
+    const content = { ...upload.content, stream, mediaType: DEVICE_LOG_MEDIA_TYPE };
+    return this.contents.write(scope.em, objectKey, content, digest, async (tx, facts) => {
+      const record = tx.create(DeviceLogSchema, {
+        id,
+        userId,
+        ...facts,
+        mediaType: DEVICE_LOG_MEDIA_TYPE,
+        objectKey,
+        startAtTime: upload.startAtTime,
+        endAtTime: upload.endAtTime,
+        createdTime: new Date(),
+        revision: 1,
+      });
+      await tx.flush();
+      return record;
+    });
+  }
+
+  /** The logs of `userId` lying wholly inside the window, newest upload first. */
+  async list(scope: Scope, userId: string, window: DeviceLogWindow): Promise<DeviceLogRecord[]> {
+    assertUserId(userId);
+    if (window.startAtTime > window.endAtTime)
+      throw invalid('startAtTime must not be later than endAtTime', 'startAtTime');
+    const { page, size } = assertPaging(window.page, window.size);
+    await this.access.assertAllowed(scope, userId, MAY_READ);
+    return scope.em.find(
+      DeviceLogSchema,
+      { userId, startAtTime: { $gte: window.startAtTime }, endAtTime: { $lte: window.endAtTime } },
+      { orderBy: { createdTime: 'desc', id: 'asc' }, offset: page * size, limit: size },
+    );
+  }
+
+  /** A log's metadata: 404 when unknown, 403 when the caller has no grant on its owner. */
+  async get(scope: Scope, id: string): Promise<DeviceLogRecord> {
+    const log = await this.find(scope, id);
+    await this.access.assertAllowed(scope, log.userId, MAY_READ);
+    return log;
+  }
+
+  /** A log's bytes; to a caller without a grant it does not exist (Tidepool hides it with 404). */
+  async openContent(scope: Scope, id: string): Promise<{ log: DeviceLogRecord; stream: Readable }> {
+    const log = await this.find(scope, id);
+    await this.access.assertAllowed(scope, log.userId, MAY_READ, () => notFound(`Device log ${id} does not exist`));
+    return { log, stream: await this.contents.open(log.objectKey) };
+  }
+
+  /** Account deletion: every log of the user and all its bytes. */
+  async forgetUser(scope: Scope, userId: string): Promise<void> {
+    await this.contents.remove(
+      scope.em,
+      [`device-logs/${userId}/`],
+      async (tx) => void (await tx.nativeDelete(DeviceLogSchema, { userId })),
+      { prefix: true },
+    );
+  }
+
+  private async find(scope: Scope, id: string): Promise<DeviceLogRecord> {
+    assertBlobId(id, 'id');
+    if (!isAuthenticated(scope.principal)) throw unauthenticated();
+    const log = await scope.em.findOne(DeviceLogSchema, { id });
+    if (!log) throw notFound(`Device log ${id} does not exist`);
+    return log;
+  }
+}

@@ -1,0 +1,157 @@
+import Busboy from 'busboy';
+import type { NextFunction, Request, Response } from 'express';
+import type { Readable } from 'node:stream';
+import { CONTENT_SIZE_LIMIT } from '../kernel/content';
+import { AppError, invalid } from '../kernel/errors';
+import { JSON_BODY_LIMIT_BYTES } from '../http/json-body';
+import { Upload, type UploadedFile } from './upload';
+
+export const MAX_FILES_PER_REQUEST = 10;
+
+interface PendingFile {
+  resolve(file: UploadedFile): void;
+  reject(error: unknown): void;
+  promise: Promise<UploadedFile>;
+  stream?: Readable;
+  claimed: boolean;
+  /** Nobody will read it: drain it when it arrives so the files after it can flow. */
+  discarded: boolean;
+}
+
+function pendingFile(): PendingFile {
+  let resolve!: (file: UploadedFile) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<UploadedFile>((ok, fail) => ((resolve = ok), (reject = fail)));
+  promise.catch(() => undefined);
+  return { resolve, reject, promise, claimed: false, discarded: false };
+}
+
+/** Puts `value` at a dotted path such as `variables.content` or `0.variables.files.1`. */
+function place(target: unknown, path: string, value: unknown): void {
+  const parts = path.split('.');
+  let node = target as Record<string, unknown> | undefined;
+  for (const part of parts.slice(0, -1)) node = node?.[part] as Record<string, unknown> | undefined;
+  const last = parts[parts.length - 1];
+  if (node === null || typeof node !== 'object' || !(last in node))
+    throw invalid(`multipart map path "${path}" does not point at a variable of the operation`, 'map');
+  node[last] = value;
+}
+
+function parseJsonField(name: string, value: string): unknown {
+  try {
+    return JSON.parse(value);
+  } catch {
+    throw invalid(`multipart field "${name}" is not valid JSON`, name);
+  }
+}
+
+function parseMap(value: string): Record<string, string[]> {
+  const map = parseJsonField('map', value);
+  const valid =
+    map !== null &&
+    typeof map === 'object' &&
+    !Array.isArray(map) &&
+    Object.values(map).every((paths) => Array.isArray(paths) && paths.every((path) => typeof path === 'string'));
+  if (!valid) throw invalid('multipart field "map" must map file names to arrays of variable paths', 'map');
+  if (Object.keys(map as object).length > MAX_FILES_PER_REQUEST)
+    throw invalid(`a request may carry at most ${MAX_FILES_PER_REQUEST} files`, 'map');
+  return map as Record<string, string[]>;
+}
+
+/**
+ * GraphQL multipart requests: `operations` and `map` first, then the files. The operation starts
+ * as soon as the map is known and each Upload waits for its part, so bytes stream from the
+ * socket to the object store without being buffered. Files no resolver claims are drained.
+ */
+export const isMultipart = (req: Request) => /^multipart\/form-data/i.test(req.get('content-type') ?? '');
+
+export function graphqlMultipart(onError: (error: AppError, res: Response) => void) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    if (!isMultipart(req)) return next();
+    let busboy: Busboy.Busboy;
+    try {
+      busboy = Busboy({
+        headers: req.headers,
+        limits: {
+          fieldSize: JSON_BODY_LIMIT_BYTES,
+          fields: 2,
+          files: MAX_FILES_PER_REQUEST,
+          fileSize: CONTENT_SIZE_LIMIT + 1,
+        },
+      });
+    } catch (error) {
+      return onError(invalid(`malformed multipart request: ${(error as Error).message}`), res);
+    }
+    let operations: unknown;
+    let files: Map<string, PendingFile> | undefined;
+    let answered = false;
+    const fail = (error: unknown) => {
+      const appError = error instanceof AppError ? error : invalid(`malformed multipart request: ${String(error)}`);
+      for (const file of files?.values() ?? []) file.reject(appError);
+      if (!answered) {
+        answered = true;
+        req.unpipe(busboy);
+        req.resume();
+        onError(appError, res);
+      }
+    };
+
+    busboy.on('field', (name, value) => {
+      try {
+        if (name === 'operations') operations = parseJsonField('operations', value);
+        else if (name === 'map' && operations !== undefined) {
+          const map = parseMap(value);
+          files = new Map(Object.keys(map).map((key) => [key, pendingFile()]));
+          for (const [key, paths] of Object.entries(map)) {
+            const upload = new Upload(() => claim(files!, key));
+            for (const path of paths) place(operations, path, upload);
+          }
+          req.body = operations;
+          answered = true;
+          res.on('finish', () => drainUnclaimed(files!));
+          next();
+        } else throw invalid('multipart fields must be "operations" then "map", before any file', name);
+      } catch (error) {
+        fail(error);
+      }
+    });
+    busboy.on('file', (name, stream, info) => {
+      const file = files?.get(name);
+      if (!file || file.discarded || res.writableFinished) return void stream.resume();
+      file.stream = stream;
+      file.resolve({ stream, mediaType: info.mimeType, filename: info.filename });
+    });
+    busboy.on('error', fail);
+    busboy.on('close', () => {
+      if (!files) return fail(invalid('multipart request has no "operations" and "map" fields'));
+      for (const [name, file] of files)
+        if (!file.stream) file.reject(invalid(`file "${name}" is missing from the request`));
+    });
+    req.on('error', (error) => fail(invalid(`the request body ended early: ${error.message}`)));
+    req.pipe(busboy);
+  };
+}
+
+/**
+ * Files arrive in order, so claiming one means the unclaimed files before it will never be read
+ * (mutations run one after another): drain them, or the one wanted would never arrive.
+ */
+function claim(files: Map<string, PendingFile>, key: string): Promise<UploadedFile> {
+  for (const [name, file] of files) {
+    if (name === key) break;
+    if (!file.claimed) discard(file);
+  }
+  const file = files.get(key)!;
+  file.claimed = true;
+  return file.promise;
+}
+
+function discard(file: PendingFile): void {
+  file.discarded = true;
+  if (file.stream && !file.stream.readableFlowing) file.stream.resume();
+}
+
+/** After the response, a file nobody finished reading would hold the socket; read it into nothing. */
+function drainUnclaimed(files: Map<string, PendingFile>): void {
+  for (const file of files.values()) if (!file.claimed || !file.stream?.readableEnded) discard(file);
+}

@@ -1,0 +1,482 @@
+import { createHash } from 'node:crypto';
+import http from 'node:http';
+import https from 'node:https';
+import { Readable } from 'node:stream';
+import { Client } from 'minio';
+import type { S3Settings } from '../../config';
+import { checkObjectKey } from './filesystem-store';
+import { ObjectNotFoundError, ObjectStoreUnavailableError, type ObjectStore, type StoredObject } from './object-store';
+
+/** Size of each multipart part, and the largest object sent in a single PUT. */
+export const S3_PART_SIZE = 8 * 1024 * 1024;
+
+export interface S3StoreOptions {
+  /** Longest wait for a TCP connection to the endpoint (default 3 s). */
+  connectTimeoutMs?: number;
+  /**
+   * Longest silence on an open request, i.e. no byte sent or received (default 15 s). A bound on
+   * inactivity, not on total time: a slow but moving 1 GiB transfer is not cut off.
+   */
+  idleTimeoutMs?: number;
+  /** Part size for multipart uploads (default 8 MiB; S3 needs >= 5 MiB). */
+  partSize?: number;
+  /** Keys per list request and per multi-object delete (default and S3's maximum: 1000). */
+  pageSize?: number;
+}
+
+const DEFAULTS = { connectTimeoutMs: 3_000, idleTimeoutMs: 15_000, partSize: S3_PART_SIZE, pageSize: 1000 };
+
+/** Error codes of failures to reach the server (connect, DNS, reset, timeouts). */
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'EHOSTDOWN',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ERR_STREAM_PREMATURE_CLOSE',
+  'UND_ERR_SOCKET',
+]);
+
+/**
+ * S3 error codes of a server that is up but failing (besides any 5xx answer); an empty code is a
+ * non-S3 answer (a proxy's error page).
+ */
+const SERVER_FAILURE_CODES = new Set(['', 'InternalError', 'ServiceUnavailable', 'SlowDown', 'RequestTimeout']);
+
+/** Codes with which S3 reports a missing object (GET answers NoSuchKey, HEAD a bare 404). */
+const MISSING_CODES = new Set(['NoSuchKey', 'NotFound']);
+
+interface DeleteError {
+  Key?: string;
+  Code?: string;
+  Message?: string;
+}
+
+function errorCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** One line describing a failure: `ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9000`. */
+function describe(error: unknown): string {
+  if (error instanceof AggregateError && error.errors.length) {
+    return error.errors.map(describe).join('; ');
+  }
+  if (!(error instanceof Error)) return String(error);
+  const code = errorCode(error);
+  const status = (error as { httpstatus?: unknown }).httpstatus;
+  const message = (error.message || error.name) + (status ? ` (HTTP ${status})` : '');
+  return code && !message.includes(code) ? `${code}: ${message}` : message;
+}
+
+function timeoutError(message: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(message), { code: 'ETIMEDOUT' });
+}
+
+/** The minio client for these settings (path-style addressing, region pinned, no retries). */
+export function createMinioClient(settings: S3Settings, options: S3StoreOptions = {}): Client {
+  return buildClient(settings, options).client;
+}
+
+function buildClient(settings: S3Settings, options: S3StoreOptions): { client: Client; agent: http.Agent } {
+  const { connectTimeoutMs, idleTimeoutMs, partSize } = { ...DEFAULTS, ...options };
+  const url = new URL(settings.endpoint);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new Error(`S3 endpoint ${settings.endpoint} must be an http:// or https:// URL`);
+  }
+  if (url.pathname !== '/' || url.search || url.hash) {
+    throw new Error(`S3 endpoint ${settings.endpoint} must not have a path or query (the bucket goes in S3_BUCKET)`);
+  }
+  const useSSL = url.protocol === 'https:';
+  const transport = useSSL ? https : http;
+  // Free sockets are closed after 4 s: below any server's keep-alive timeout, so a request never
+  // goes out on a socket the server is closing at the same moment.
+  const agent = new transport.Agent({ keepAlive: true, timeout: 4_000, maxSockets: 32 });
+  const client = new Client({
+    endPoint: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+    port: url.port ? Number(url.port) : useSSL ? 443 : 80,
+    useSSL,
+    accessKey: settings.accessKey,
+    secretKey: settings.secretKey,
+    region: settings.region,
+    pathStyle: true,
+    partSize,
+    transportAgent: agent,
+    transport: timedTransport(transport, connectTimeoutMs, idleTimeoutMs),
+    // Retrying is the caller's decision; minio's retry would also double the time to fail.
+    retryOptions: { disableRetry: true },
+  });
+  return { client, agent };
+}
+
+/** Statuses minio 8 "retries" (and with retries disabled, throws away unread, leaking the socket). */
+const RETRIED_STATUSES = new Set([408, 429, 499, 500, 502, 503, 504, 520]);
+
+function xmlText(xml: string, tag: string): string | undefined {
+  return new RegExp(`<${tag}>([^<]*)</${tag}>`).exec(xml)?.[1];
+}
+
+const escapeXml = (text: string) => text.replace(/[<>&]/g, (c) => (c === '<' ? '&lt;' : c === '>' ? '&gt;' : '&amp;'));
+
+/**
+ * http(s).request with a connect deadline and an inactivity deadline; minio itself has neither
+ * (a dead server would otherwise hang a request for the kernel's TCP timeout, minutes).
+ *
+ * It also hands minio a 5xx/429/408 answer as a status-599 S3 error document (original code and
+ * message kept, `<HttpStatus>` added): minio would otherwise report it as "Retryable HTTP status"
+ * without the server's reason and leave the response unread, its socket stuck.
+ */
+function timedTransport(transport: typeof http | typeof https, connectMs: number, idleMs: number) {
+  const request = (options: http.RequestOptions, callback?: (res: http.IncomingMessage) => void) => {
+    const req = transport.request({ ...options, timeout: idleMs }, (res) => {
+      if (!RETRIED_STATUSES.has(res.statusCode ?? 0)) return callback?.(res);
+      const chunks: Buffer[] = [];
+      let kept = 0;
+      res.on('data', (chunk: Buffer) => {
+        if (kept < 16 * 1024) chunks.push(chunk);
+        kept += chunk.length;
+      });
+      res.once('end', () => {
+        const body = Buffer.concat(chunks).toString('utf8');
+        const status = res.statusCode!;
+        const code = xmlText(body, 'Code') ?? `HTTP${status}`;
+        const message = xmlText(body, 'Message') ?? (res.statusMessage || 'server error');
+        const xml = `<Error><Code>${escapeXml(code)}</Code><Message>${escapeXml(message)}</Message><HttpStatus>${status}</HttpStatus></Error>`;
+        const replacement = Object.assign(Readable.from([Buffer.from(xml)]), {
+          statusCode: 599,
+          statusMessage: res.statusMessage,
+          headers: res.headers,
+        });
+        callback?.(replacement as unknown as http.IncomingMessage);
+      });
+    });
+    req.on('timeout', () => req.destroy(timeoutError(`no answer within ${idleMs} ms`)));
+    req.once('socket', (socket) => {
+      if (!socket.connecting) return;
+      const timer = setTimeout(() => req.destroy(timeoutError(`could not connect within ${connectMs} ms`)), connectMs);
+      const clear = () => clearTimeout(timer);
+      socket.once('connect', clear);
+      req.once('close', clear);
+    });
+    return req;
+  };
+  return { request } as unknown as Pick<typeof http, 'request'>;
+}
+
+/**
+ * Objects in one bucket of an S3-compatible server (AWS S3, MinIO, Ceph, Swift s3api…).
+ *
+ * The bucket is created lazily: the first operation (ping included) checks that it exists and
+ * creates it when it does not; success is remembered for the life of the store, a failure is
+ * retried by the next operation. Credentials without CreateBucket permission work as long as the
+ * bucket already exists. `ensureBucket()` can be called at start-up to fail early.
+ *
+ * `put` streams: the body is cut into `partSize` (8 MiB) parts, one in memory at a time, so the
+ * process grows by ~2 parts whatever the object size (objects up to 10 000 parts, 80 GiB). A body
+ * of at most one part goes in a single PUT. Failures abort the multipart upload; a process that
+ * dies mid-upload leaves an incomplete upload behind, which the bucket's lifecycle rule
+ * (AbortIncompleteMultipartUpload) should clear.
+ *
+ * Any failure to talk to the server (refused, reset, DNS, timeouts, 5xx, refused credentials)
+ * rejects with ObjectStoreUnavailableError naming the endpoint; a missing key with
+ * ObjectNotFoundError (get) or null (stat).
+ */
+export class S3Store implements ObjectStore {
+  readonly kind = 's3' as const;
+  readonly endpoint: string;
+  readonly bucket: string;
+  private readonly client: Client;
+  private readonly agent: http.Agent;
+  private readonly region: string;
+  private readonly idleTimeoutMs: number;
+  private readonly partSize: number;
+  private readonly pageSize: number;
+  private bucketReady: Promise<void> | undefined;
+  private bucketEnsured = false;
+
+  constructor(settings: S3Settings, options: S3StoreOptions = {}) {
+    this.endpoint = settings.endpoint;
+    this.bucket = settings.bucket;
+    this.region = settings.region;
+    this.partSize = options.partSize ?? DEFAULTS.partSize;
+    this.pageSize = Math.min(options.pageSize ?? DEFAULTS.pageSize, 1000);
+    if (this.partSize < 5 * 1024 * 1024) throw new Error('S3 multipart parts must be at least 5 MiB');
+    // minio's own rule; checked here so a bad S3_BUCKET fails at start-up, not as "unreachable"
+    if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(this.bucket) || /\.\.|\d+\.\d+\.\d+\.\d+/.test(this.bucket)) {
+      throw new Error(
+        `S3 bucket name ${JSON.stringify(this.bucket)} is invalid: 3-63 of a-z, 0-9, '.', '-', starting and ending with a letter or digit`,
+      );
+    }
+    this.idleTimeoutMs = options.idleTimeoutMs ?? DEFAULTS.idleTimeoutMs;
+    ({ client: this.client, agent: this.agent } = buildClient(settings, options));
+  }
+
+  /** Creates the bucket if it does not exist yet; once per store (again after a failure). */
+  ensureBucket(): Promise<void> {
+    this.bucketReady ??= this.createBucketIfMissing().then(
+      () => {
+        this.bucketEnsured = true;
+      },
+      (error: unknown) => {
+        this.bucketReady = undefined;
+        throw error;
+      },
+    );
+    return this.bucketReady;
+  }
+
+  private async createBucketIfMissing(): Promise<void> {
+    if (await this.call(`check bucket ${this.bucket}`, () => this.client.bucketExists(this.bucket))) return;
+    try {
+      await this.client.makeBucket(this.bucket, this.region);
+    } catch (error) {
+      // created by another process in between
+      if (errorCode(error) === 'BucketAlreadyOwnedByYou') return;
+      throw this.failure(`create bucket ${this.bucket}`, error);
+    }
+  }
+
+  async put(key: string, body: Readable, { contentType }: { contentType: string }): Promise<StoredObject> {
+    checkObjectKey(key);
+    await this.ensureBucket();
+    const headers = { 'Content-Type': contentType };
+    const parts: { part: number; etag: string }[] = [];
+    let uploadId: string | undefined;
+    // Up to one part's worth of chunks as they came; then, once the object is known to need
+    // several parts, one part-sized buffer filled, sent and reused for every part.
+    let head: Buffer[] = [];
+    let part: Buffer | undefined;
+    let filled = 0;
+    let size = 0;
+    try {
+      // Iterating pulls one chunk at a time: while a part is being sent the body is not read, so
+      // memory stays bounded (backpressure). A body error or destroy() throws here, unchanged.
+      for await (const chunk of body) {
+        let bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+        size += bytes.length;
+        if (!part) {
+          if (filled + bytes.length <= this.partSize) {
+            if (bytes.length) head.push(bytes);
+            filled += bytes.length;
+            continue;
+          }
+          // More than one part: a multipart upload.
+          part = Buffer.allocUnsafe(this.partSize);
+          let offset = 0;
+          for (const earlier of head) offset += earlier.copy(part, offset);
+          head = [];
+          uploadId = await this.call(`start upload of ${key}`, () =>
+            this.client.initiateNewMultipartUpload(this.bucket, key, headers),
+          );
+        }
+        while (bytes.length) {
+          // a full part is sent only once more bytes come, so the last part is never empty
+          if (filled === this.partSize) {
+            parts.push(await this.uploadPart(key, uploadId!, parts.length + 1, part));
+            filled = 0;
+          }
+          const taken = bytes.copy(part, filled, 0, Math.min(bytes.length, this.partSize - filled));
+          filled += taken;
+          bytes = bytes.subarray(taken);
+        }
+      }
+      if (!part) {
+        const whole = Buffer.concat(head, filled);
+        head = [];
+        await this.call(`put ${key}`, () => this.client.putObject(this.bucket, key, whole, whole.length, headers));
+      } else {
+        parts.push(await this.uploadPart(key, uploadId!, parts.length + 1, part.subarray(0, filled)));
+        await this.call(`complete upload of ${key}`, () =>
+          this.client.completeMultipartUpload(this.bucket, key, uploadId!, parts),
+        );
+      }
+      return { size, contentType };
+    } catch (error) {
+      if (uploadId !== undefined) await this.abortUpload(key, uploadId);
+      throw error;
+    }
+  }
+
+  /** Resolves once the server has answered, i.e. has all of `bytes`: the buffer can be reused. */
+  private async uploadPart(key: string, uploadId: string, partNumber: number, bytes: Buffer) {
+    const md5 = createHash('md5').update(bytes).digest('base64');
+    const { etag } = await this.call(`upload part ${partNumber} of ${key}`, () =>
+      this.client.uploadPart(
+        { bucketName: this.bucket, objectName: key, uploadID: uploadId, partNumber, headers: { 'Content-MD5': md5 } },
+        bytes,
+      ),
+    );
+    if (!etag) throw new ObjectStoreUnavailableError(`${this.where} gave no ETag for part ${partNumber} of ${key}`);
+    return { part: partNumber, etag };
+  }
+
+  /**
+   * Best effort: when the server is down the upload stays, for the bucket's lifecycle rule.
+   * (No fallback to minio's removeIncompleteUpload: it finds uploads by a listing that Swift's
+   * s3api answers wrongly, and it cannot succeed where the abort by upload id failed.)
+   */
+  private async abortUpload(key: string, uploadId: string): Promise<void> {
+    try {
+      await this.client.abortMultipartUpload(this.bucket, key, uploadId);
+    } catch {
+      // unreachable or already gone: nothing more to do here
+    }
+  }
+
+  async get(key: string): Promise<Readable> {
+    checkObjectKey(key);
+    await this.ensureBucket();
+    let response: Readable;
+    try {
+      response = await this.client.getObject(this.bucket, key);
+    } catch (error) {
+      if (MISSING_CODES.has(errorCode(error) ?? '')) throw new ObjectNotFoundError(key);
+      throw this.failure(`get ${key}`, error);
+    }
+    return this.relay(key, response);
+  }
+
+  /**
+   * The object's bytes, pulled from the response only as fast as the reader asks. The idle
+   * deadline counts only while the reader waits for the server: a reader that stalls (a slow
+   * download behind backpressure) does not get the transfer cut, a server that stalls does. A
+   * connection lost mid-body errors the stream with ObjectStoreUnavailableError; destroying the
+   * stream closes the connection.
+   */
+  private relay(key: string, response: Readable): Readable {
+    (response as http.IncomingMessage).setTimeout?.(0); // replaced by the deadline in read()
+    const chunks = response[Symbol.asyncIterator]();
+    const body = new Readable({
+      read: () => {
+        const deadline = setTimeout(
+          () => response.destroy(timeoutError(`no data within ${this.idleTimeoutMs} ms`)),
+          this.idleTimeoutMs,
+        );
+        chunks.next().then(
+          ({ value, done }) => {
+            clearTimeout(deadline);
+            body.push(done ? null : (value as Buffer));
+          },
+          (error: unknown) => {
+            clearTimeout(deadline);
+            body.destroy(this.failure(`read ${key}`, error));
+          },
+        );
+      },
+      destroy: (error, callback) => {
+        response.destroy();
+        callback(error);
+      },
+    });
+    return body;
+  }
+
+  async stat(key: string): Promise<StoredObject | null> {
+    checkObjectKey(key);
+    await this.ensureBucket();
+    try {
+      const stat = await this.client.statObject(this.bucket, key);
+      const type = Object.entries(stat.metaData).find(([name]) => name.toLowerCase() === 'content-type')?.[1];
+      return { size: stat.size, contentType: typeof type === 'string' ? type : undefined };
+    } catch (error) {
+      if (MISSING_CODES.has(errorCode(error) ?? '')) return null;
+      throw this.failure(`stat ${key}`, error);
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    checkObjectKey(key);
+    await this.ensureBucket();
+    try {
+      await this.client.removeObject(this.bucket, key);
+    } catch (error) {
+      if (MISSING_CODES.has(errorCode(error) ?? '')) return;
+      throw this.failure(`delete ${key}`, error);
+    }
+  }
+
+  /** Lists and removes page by page: one multi-object DELETE per page of (up to 1000) keys. */
+  async deletePrefix(prefix: string): Promise<void> {
+    await this.ensureBucket();
+    for await (const keys of this.pages(prefix)) {
+      const results = await this.call(`delete objects under ${prefix}`, () =>
+        this.client.removeObjects(this.bucket, keys),
+      );
+      // minio returns the <Error> elements of the answer (typed as wrapped in { Error })
+      const failed = (results as unknown[])
+        .map((result) => ((result as { Error?: DeleteError })?.Error ?? result) as DeleteError | null)
+        .filter((error): error is DeleteError => !!error?.Code && !MISSING_CODES.has(error.Code));
+      if (failed.length) {
+        const sample = failed
+          .slice(0, 3)
+          .map((error) => `${error.Key}: ${error.Code} ${error.Message ?? ''}`.trim())
+          .join('; ');
+        throw new ObjectStoreUnavailableError(
+          `${this.where} did not delete ${failed.length} object(s) under ${JSON.stringify(prefix)}: ${sample}`,
+        );
+      }
+    }
+  }
+
+  /** Keys under the prefix (any depth), in the server's (byte) order. */
+  async *list(prefix: string): AsyncIterable<string> {
+    await this.ensureBucket();
+    for await (const keys of this.pages(prefix)) yield* keys;
+  }
+
+  private async *pages(prefix: string): AsyncIterable<string[]> {
+    let marker = '';
+    for (;;) {
+      const page = await this.call(`list ${JSON.stringify(prefix)}`, () =>
+        this.client.listObjectsQuery(this.bucket, prefix, marker, { Delimiter: '', MaxKeys: this.pageSize }),
+      );
+      const keys = page.objects.flatMap((object) => (object.name ? [object.name] : []));
+      if (keys.length) yield keys;
+      if (!page.isTruncated || !keys.length) return;
+      marker = page.nextMarker ?? keys[keys.length - 1];
+    }
+  }
+
+  /** Creates the bucket on first use; afterwards a HEAD on the bucket, every time. */
+  async ping(): Promise<void> {
+    if (!this.bucketEnsured) return this.ensureBucket();
+    const exists = await this.call(`check bucket ${this.bucket}`, () => this.client.bucketExists(this.bucket));
+    if (!exists) throw new ObjectStoreUnavailableError(`${this.where} has no bucket ${this.bucket}`);
+  }
+
+  /** Closes idle keep-alive connections (they never keep the process alive anyway). */
+  close(): void {
+    this.agent.destroy();
+  }
+
+  private get where(): string {
+    return `object store at ${this.endpoint}`;
+  }
+
+  private failure(what: string, error: unknown): Error {
+    if (error instanceof ObjectStoreUnavailableError || error instanceof ObjectNotFoundError) return error;
+    const code = errorCode(error);
+    // set by timedTransport on 5xx, 429 and 408 answers
+    const serverTrouble = Number((error as { httpstatus?: unknown } | null)?.httpstatus) > 0;
+    const unreachable =
+      code === undefined || NETWORK_CODES.has(code) || SERVER_FAILURE_CODES.has(code) || serverTrouble;
+    const message = unreachable
+      ? `${this.where} is unreachable: ${what} failed: ${describe(error)}`
+      : `${this.where} refused to ${what}: ${describe(error)}`;
+    return new ObjectStoreUnavailableError(message, { cause: error });
+  }
+
+  private async call<T>(what: string, operation: () => Promise<T>): Promise<T> {
+    try {
+      return await operation();
+    } catch (error) {
+      throw this.failure(what, error);
+    }
+  }
+}

@@ -1,0 +1,104 @@
+import { createHash } from 'node:crypto';
+import { Transform, type TransformCallback } from 'node:stream';
+import { AppError, invalid } from './errors';
+
+/** Blobs and device logs alike: Tidepool's `SizeMaximum`, 100 MiB per body. */
+export const CONTENT_SIZE_LIMIT = 100 * 1024 * 1024;
+
+/** A content stream with what the caller says about it, as both transports deliver it. */
+export interface IncomingContent {
+  stream: NodeJS.ReadableStream;
+  mediaType: string;
+  /** The length the client announced, when it did (lets oversized bodies fail before reading). */
+  declaredSize?: number;
+}
+
+/** What was measured while the bytes went by. */
+export interface ContentFacts {
+  size: number;
+  digestMD5: string;
+}
+
+const MEDIA_TYPE = /^[\w!#$&^.+-]+\/[\w!#$&^.+-]+(\s*;\s*[\w!#$&^.+-]+=("[^"]*"|[\w!#$&^.+-]+))*$/;
+
+export function assertMediaType(value: string, field = 'mediaType'): string {
+  if (!MEDIA_TYPE.test(value.trim())) throw invalid(`${field} "${value}" is not a media type such as image/png`, field);
+  return value.trim();
+}
+
+/** The base64 of exactly 16 bytes (24 characters), as `digestMD5` and the Digest header carry it. */
+export function assertDigestMD5(value: string, field = 'digestMD5'): string {
+  const bytes = /^[A-Za-z0-9+/]{22}==$/.test(value) ? Buffer.from(value, 'base64') : undefined;
+  if (bytes?.length !== 16) throw invalid(`${field} "${value}" is not the base64 of a 16-byte MD5 digest`, field);
+  return value;
+}
+
+export const tooLarge = () =>
+  new AppError('TOO_LARGE', `The content is larger than the limit of ${CONTENT_SIZE_LIMIT} bytes (100 MiB)`);
+
+/**
+ * Passes bytes through while computing their MD5 and size, failing the stream with TOO_LARGE
+ * the moment the limit is crossed, so nothing over the limit is ever written in full.
+ */
+export class ContentMeter extends Transform {
+  private readonly hash = createHash('md5');
+  private bytes = 0;
+  private measured: ContentFacts | undefined;
+
+  constructor(private readonly limit = CONTENT_SIZE_LIMIT) {
+    super();
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    this.bytes += chunk.length;
+    if (this.bytes > this.limit) return callback(tooLarge());
+    this.hash.update(chunk);
+    callback(null, chunk);
+  }
+
+  override _flush(callback: TransformCallback): void {
+    this.measured = { size: this.bytes, digestMD5: this.hash.digest('base64') };
+    callback();
+  }
+
+  /** What went through; only once the whole stream has. */
+  facts(): ContentFacts {
+    if (!this.measured) throw new Error('the content stream has not ended yet');
+    return this.measured;
+  }
+}
+
+export function digestMismatch(sent: string, computed: string): AppError {
+  return new AppError('DIGEST_MISMATCH', `digest "${sent}" does not equal calculated digest "${computed}"`, {
+    field: 'digestMD5',
+  });
+}
+
+/**
+ * Pipes `source` into `target` the way an upload needs: a failure or early end of the source
+ * fails the target, but a failing target (too large, invalid) leaves the source alone. An HTTP
+ * request must stay intact so its error response can still be sent on that connection.
+ */
+export function relay<T extends NodeJS.WritableStream & { destroy(error?: Error): unknown }>(
+  source: NodeJS.ReadableStream,
+  target: T,
+): T {
+  const incomplete = () => new AppError('INVALID', 'The request body ended before it was complete');
+  const onError = (error: Error) => target.destroy(error instanceof AppError ? error : incomplete());
+  const onClose = () => {
+    if (!(source as { readableEnded?: boolean }).readableEnded) target.destroy(incomplete());
+  };
+  const failedAlready = (source as { errored?: Error | null }).errored;
+  if (failedAlready) {
+    target.destroy(failedAlready instanceof AppError ? failedAlready : incomplete());
+    return target;
+  }
+  source.once('error', onError);
+  source.once('close', onClose);
+  target.once('close', () => {
+    source.unpipe(target);
+    source.removeListener('error', onError);
+    source.removeListener('close', onClose);
+  });
+  return source.pipe(target);
+}

@@ -1,0 +1,145 @@
+import { createHash, randomBytes } from 'node:crypto';
+import net from 'node:net';
+import { Readable } from 'node:stream';
+import type { TestApp } from './app';
+import { call, type Reply } from './http';
+
+export const MiB = 1024 * 1024;
+export const LIMIT = 100 * MiB;
+
+export const md5 = (bytes: Buffer | string) => createHash('md5').update(bytes).digest('base64');
+
+/** `size` pseudo-random bytes produced 1 MiB at a time (each block stamped with its index), never all in memory. */
+export function generatedBody(size: number, seed = 7): { stream: () => ReadableStream<Uint8Array>; digest: string } {
+  const base = Buffer.concat(
+    Array.from({ length: MiB / 64 }, (_, i) => createHash('sha512').update(`${seed}:${i}`).digest()),
+  );
+  function* blocks() {
+    for (let offset = 0, index = 0; offset < size; offset += MiB, index++) {
+      const block = Buffer.from(base);
+      block.writeUInt32BE(index, 0);
+      yield block.subarray(0, Math.min(MiB, size - offset));
+    }
+  }
+  const hash = createHash('md5');
+  for (const block of blocks()) hash.update(block);
+  const stream = () => Readable.toWeb(Readable.from(blocks())) as ReadableStream<Uint8Array>;
+  return { stream, digest: hash.digest('base64') };
+}
+
+export async function uploadBlob(
+  app: TestApp,
+  userId: string,
+  token: string,
+  body: Buffer | string = randomBytes(1024),
+  headers: Record<string, string> = {},
+): Promise<Reply> {
+  return call(app.url, `/v1/users/${userId}/blobs`, {
+    method: 'POST',
+    token,
+    headers: { 'content-type': 'application/octet-stream', digest: `md5=${md5(body)}`, ...headers },
+    body,
+  });
+}
+
+export interface LogEntry {
+  type: string;
+  managerIdentifier: string;
+  deviceIdentifier: string;
+  timestamp: string;
+  message: string;
+}
+
+export function logEntries(count: number, start = Date.parse('2024-03-01T10:00:00Z')): LogEntry[] {
+  return Array.from({ length: count }, (_, index) => ({
+    type: ['send', 'receive', 'connection'][index % 3],
+    managerIdentifier: 'Devicey McDeviceface',
+    deviceIdentifier: 'MMT-1711:12345678',
+    timestamp: new Date(start + index * 1000).toISOString(),
+    message: `message ${index}`,
+  }));
+}
+
+export async function uploadLog(
+  app: TestApp,
+  userId: string,
+  token: string,
+  window: { start: string; end: string },
+  entries: unknown = logEntries(3),
+  headers: Record<string, string> = {},
+): Promise<Reply> {
+  const body = typeof entries === 'string' ? entries : JSON.stringify(entries);
+  return call(app.url, `/v1/users/${userId}/device_logs`, {
+    method: 'POST',
+    token,
+    headers: {
+      'content-type': 'application/json',
+      digest: `md5=${md5(body)}`,
+      'x-logs-start-at-time': window.start,
+      'x-logs-end-at-time': window.end,
+      ...headers,
+    },
+    body,
+  });
+}
+
+/**
+ * A request written byte by byte on a socket: repeated headers (which fetch merges), a declared
+ * length that differs from what is sent, a body cut off midway. With `pauseAfter`, the first
+ * bytes go out, `duringPause` runs, then the rest follows, or with `abort` the socket is closed.
+ */
+export function rawRequest(
+  app: TestApp,
+  path: string,
+  headers: [string, string][],
+  body: Buffer,
+  options: { pauseAfter?: number; duringPause?: () => Promise<void>; abort?: boolean; contentLength?: number } = {},
+): Promise<{ status: number; text: string } | 'aborted'> {
+  const url = new URL(path, app.url);
+  const head = [
+    `POST ${url.pathname}${url.search} HTTP/1.1`,
+    `Host: ${url.host}`,
+    'Connection: close',
+    `Content-Length: ${options.contentLength ?? body.length}`,
+    ...headers.map(([name, value]) => `${name}: ${value}`),
+  ].join('\r\n');
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(url.port), url.hostname);
+    const chunks: Buffer[] = [];
+    let aborted = false;
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', (error) => (aborted ? undefined : reject(error)));
+    socket.on('close', () => {
+      if (aborted) return resolve('aborted');
+      const response = Buffer.concat(chunks).toString();
+      const [statusLine] = response.split('\r\n');
+      const text = response.slice(response.indexOf('\r\n\r\n') + 4);
+      resolve({ status: Number(statusLine.split(' ')[1]), text: decodeChunked(response, text) });
+    });
+    const first = options.pauseAfter ?? body.length;
+    socket.write(`${head}\r\n\r\n`);
+    socket.write(body.subarray(0, first), () => {
+      if (options.pauseAfter === undefined) return;
+      // Give the server time to start streaming the first part into the store.
+      setTimeout(async () => {
+        await options.duringPause?.();
+        if (!options.abort) return void socket.write(body.subarray(first));
+        if (chunks.length) return; // already answered
+        aborted = true;
+        socket.destroy();
+      }, 300);
+    });
+  });
+}
+
+function decodeChunked(response: string, text: string): string {
+  if (!/transfer-encoding: chunked/i.test(response)) return text;
+  let decoded = '';
+  for (let rest = text; ;) {
+    const lineEnd = rest.indexOf('\r\n');
+    const size = parseInt(rest.slice(0, lineEnd), 16);
+    if (!size) return decoded;
+    decoded += rest.slice(lineEnd + 2, lineEnd + 2 + size);
+    rest = rest.slice(lineEnd + 2 + size + 2);
+  }
+}

@@ -1,7 +1,8 @@
 import { pipeline } from 'node:stream/promises';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import { execute, parse, validate, type GraphQLError, type GraphQLSchema } from 'graphql';
-import { isAppError, type AppError } from '../src/kernel/errors';
+import { asAppError } from '../src/infra/failures';
+import type { AppError } from '../src/kernel/errors';
 import type { Scope } from '../src/kernel/scope';
 import { errorBody, HTTP_STATUS } from './http-errors';
 import type { ContentRoute, RestRequest, RestRoute } from './route';
@@ -17,8 +18,8 @@ export function sendAppError(res: Response, error: AppError, overrides: RestRout
 }
 
 function sendExecutionError(res: Response, route: RestRoute, error: GraphQLError): void {
-  const original = error.originalError;
-  if (isAppError(original)) return sendAppError(res, original, route.errorStatus);
+  const original = asAppError(error.originalError);
+  if (original) return sendAppError(res, original, route.errorStatus);
   if (error.path === undefined) {
     // Documents are validated at start-up, so an error before any field ran is bad variable input.
     res.status(400).json(errorBody(400, error.message));
@@ -54,7 +55,8 @@ export function restCompatRouter(
           res.destroy();
         });
       } catch (error) {
-        if (isAppError(error)) return sendAppError(res, error);
+        const appError = asAppError(error);
+        if (appError) return sendAppError(res, appError);
         throw error;
       }
     });
@@ -82,7 +84,8 @@ export function restCompatRouter(
         if (body === undefined) res.end();
         else res.json(body);
       } catch (error) {
-        if (isAppError(error)) return sendAppError(res, error, route.errorStatus);
+        const appError = asAppError(error);
+        if (appError) return sendAppError(res, appError, route.errorStatus);
         throw error;
       }
     });

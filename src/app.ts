@@ -11,6 +11,7 @@ import type { Config } from './config';
 import { resolverBindings } from './graphql/resolvers';
 import { buildIsletSchema } from './graphql/schema';
 import { createServices } from './services';
+import { asAppError } from './infra/failures';
 import { realmRoutes } from './auth/endpoints';
 import { createApolloServer } from './graphql/server';
 import { authenticate } from './http/authenticate';
@@ -93,6 +94,8 @@ export async function createApp({
     res.status(404).json(errorBody(404, `No route for ${req.method} ${req.path}`));
   });
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const appError = asAppError(error);
+    if (appError && !res.headersSent) return sendAppError(res, appError);
     logger.error({ err: error, method: req.method, path: req.path }, 'request failed');
     if (!res.headersSent) res.status(500).json(errorBody(500, 'Internal server error'));
   });

@@ -1,6 +1,6 @@
+import { asAppError } from '../infra/failures';
 import { unwrapResolverError } from '@apollo/server/errors';
 import type { GraphQLFormattedError } from 'graphql';
-import { isAppError } from '../kernel/errors';
 
 /** Codes graphql-js and Apollo produce for malformed operations; they pass through unchanged. */
 const CLIENT_ERROR_CODES = new Set([
@@ -19,8 +19,8 @@ const CLIENT_ERROR_CODES = new Set([
  * server plugin with the request id).
  */
 export function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
-  const original = unwrapResolverError(error);
-  if (isAppError(original)) {
+  const original = asAppError(unwrapResolverError(error));
+  if (original) {
     return {
       message: original.message,
       locations: formatted.locations,
@@ -36,8 +36,7 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
 }
 
 export function isUnexpected(error: unknown): boolean {
-  const original = unwrapResolverError(error);
-  if (isAppError(original)) return false;
+  if (asAppError(unwrapResolverError(error))) return false;
   const code = (error as { extensions?: { code?: unknown } }).extensions?.code;
   return !(typeof code === 'string' && CLIENT_ERROR_CODES.has(code));
 }

@@ -11,7 +11,8 @@ import { createObjectStore } from '../../src/infra/object-store';
 import { FilesystemStore } from '../../src/infra/object-store/filesystem-store';
 import { ObjectStoreUnavailableError } from '../../src/infra/object-store/object-store';
 import { S3Store, createMinioClient } from '../../src/infra/object-store/s3-store';
-import { describeWithS3, sharedS3Settings, startS3Server, type TestS3Server } from '../support/s3-server';
+import { describeWithS3 } from '../support/describe-with-s3';
+import { sharedS3Settings, startS3Server, type TestS3Server } from '../support/s3-server';
 import { readAll, describeObjectStoreContract } from './object-store.contract';
 
 describeObjectStoreContract('FilesystemStore', async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { signUp, type TestAccount } from '../support/accounts';
+import { serverToken, signUp, type TestAccount } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/app';
-import { logEntries, md5, uploadLog } from '../support/content';
+import { logEntries, md5, uploadBlob, uploadLog } from '../support/content';
 import { call } from '../support/http';
 import { storeDrivers } from '../support/store-drivers';
 import { rowCount, storedKeys } from '../support/stored';
@@ -164,5 +164,24 @@ describe.each(storeDrivers())('device logs on the %s store', (_driver, storeEnv)
     expect(uploaded.status).toBe(201);
     const content = await call(app.url, `/v1/device_logs/${uploaded.body.id}/content`, { token: owner.token });
     expect(content.text).toBe(JSON.stringify(entries));
+  });
+
+  it('removes the blobs, device logs and bytes of a deleted account', async () => {
+    const user = await signUp(app, 'leaving');
+    await uploadBlob(app, user.userid, user.token);
+    const log = await uploadLog(app, user.userid, user.token, WINDOW);
+    expect(await storedKeys(app, `device-logs/${user.userid}/`)).toHaveLength(1);
+    const deleted = await call(app.url, `/auth/user/${user.userid}`, {
+      method: 'DELETE',
+      token: user.token,
+      json: { password: user.password },
+    });
+    expect(deleted.status).toBe(204);
+    expect(await rowCount(app, `blobs where user_id = '${user.userid}'`)).toBe(0);
+    expect(await rowCount(app, `device_logs where user_id = '${user.userid}'`)).toBe(0);
+    expect(await storedKeys(app, `blobs/${user.userid}/`)).toEqual([]);
+    expect(await storedKeys(app, `device-logs/${user.userid}/`)).toEqual([]);
+    const server = await serverToken(app);
+    expect((await call(app.url, `/v1/device_logs/${log.body.id}`, { token: server })).status).toBe(404);
   });
 });

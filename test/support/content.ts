@@ -108,7 +108,8 @@ export function rawRequest(
     const chunks: Buffer[] = [];
     let aborted = false;
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-    socket.on('error', (error) => (aborted ? undefined : reject(error)));
+    // A server that answers early (413, 503) closes while the rest is still being written.
+    socket.on('error', (error) => (aborted || chunks.length ? undefined : reject(error)));
     socket.on('close', () => {
       if (aborted) return resolve('aborted');
       const response = Buffer.concat(chunks).toString();

@@ -112,27 +112,12 @@ export function sharedS3Settings(bucket = randomBucket()): S3Settings | undefine
 }
 
 /** Why S3 suites cannot run here, or undefined when they can. */
-function s3Missing(): string | undefined {
+export function s3Missing(): string | undefined {
   if (!swiftInstalled()) {
     return `OpenStack Swift is not importable by ${PYTHON} (apt-get install --no-install-recommends python3-swift)`;
   }
   if (!process.env[S3_ENV.endpoint]) return 'no shared Swift server was started (test/support/global-setup.ts)';
   return undefined;
-}
-
-/**
- * S3 suites need Debian's python3-swift. `.ci/run` installs it and sets REQUIRE_S3=1, so in CI
- * its absence fails the run; elsewhere the suite is skipped with a notice (as for Chromium).
- */
-export function describeWithS3(name: string, body: () => void): void {
-  // jest's global `describe`: importing @jest/globals here would break global-setup.ts, which
-  // imports this module outside the test environment
-
-  const missing = s3Missing();
-  if (!missing) return describe(name, body);
-  if (process.env.REQUIRE_S3 === '1') throw new Error(`cannot run "${name}": ${missing}`);
-  process.stderr.write(`skipping "${name}": ${missing}\n`);
-  describe.skip(name, body);
 }
 
 /**

@@ -104,6 +104,8 @@ export class UsersService {
   /** Which of `ids` are accounts. */
   async existing(scope: Scope, ids: readonly string[]): Promise<Set<string>> {
     const users = await userLoader(scope).loadMany(ids);
+    const failure = users.find((user) => user instanceof Error);
+    if (failure) throw failure;
     return new Set(
       users.filter((user): user is UserRecord => !!user && !(user instanceof Error)).map((user) => user.id),
     );

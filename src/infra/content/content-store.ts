@@ -11,6 +11,7 @@ import {
 } from '../../kernel/content';
 import { AppError, invalid, isAppError, unavailable } from '../../kernel/errors';
 import { isDatabaseUnavailable } from '../database/availability';
+import { asAppError as toAppError } from '../failures';
 import type { Orm } from '../database/orm';
 import type { Logger } from '../logger';
 import { ObjectNotFoundError, ObjectStoreUnavailableError, type ObjectStore } from '../object-store/object-store';
@@ -21,13 +22,11 @@ export interface ContentStoreOptions {
   uploadTimeoutMs: number;
 }
 
-/** Maps infrastructure failures to the AppErrors clients see; AppErrors pass unchanged. */
+/** Infrastructure failures as the AppErrors clients see; anything else unchanged. */
 function asAppError(error: unknown): unknown {
-  if (isAppError(error)) return error;
-  if (error instanceof ObjectStoreUnavailableError)
-    return unavailable(`The object store is unavailable: ${error.message}`);
-  if (isDatabaseUnavailable(error)) return unavailable('The database is unavailable; nothing was stored');
-  return error;
+  if (!(error instanceof ObjectStoreUnavailableError) && isDatabaseUnavailable(error))
+    return unavailable('The database is unavailable; nothing was stored');
+  return toAppError(error) ?? error;
 }
 
 /**

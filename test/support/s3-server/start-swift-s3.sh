@@ -189,6 +189,8 @@ n = int(sys.argv[2])
 held = []
 def grab(port):
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # a port whose old connections linger in TIME_WAIT is free to listen on again (a restart)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         s.bind(('127.0.0.1', port))
     except OSError:

@@ -1,0 +1,137 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { signUp, type TestAccount } from '../support/accounts';
+import { startTestApp, type TestApp } from '../support/app';
+import { md5, MiB, rawRequest, uploadBlob } from '../support/content';
+import { call } from '../support/http';
+import { describeWithS3 } from '../support/describe-with-s3';
+import { startS3Server, type TestS3Server } from '../support/s3-server';
+import { s3Env, storeDrivers } from '../support/store-drivers';
+import { rowCount, storedKeys } from '../support/stored';
+
+/**
+ * Metadata and bytes never disagree: whatever dies between writing the bytes and committing
+ * the record (the client, the database, the object store), once the service has recovered
+ * there is neither a record without content nor content without a record.
+ */
+
+// Short, so the sweeper settles abandoned uploads within the test (it runs every timeout / 4).
+const RECOVERY_ENV = { UPLOAD_TIMEOUT_SECONDS: '2' };
+
+async function eventually(check: () => Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+async function expectNothingKept(app: TestApp, user: TestAccount): Promise<void> {
+  await eventually(async () => (await rowCount(app, 'pending_objects')) === 0, 'no upload is pending');
+  expect(await rowCount(app, `blobs where user_id = '${user.userid}'`)).toBe(0);
+  expect(await storedKeys(app, `blobs/${user.userid}/`)).toEqual([]);
+}
+
+const uploadHeaders = (user: TestAccount, body: Buffer): [string, string][] => [
+  ['Content-Type', 'application/octet-stream'],
+  ['X-Tidepool-Session-Token', user.token],
+  ['Digest', `md5=${md5(body)}`],
+];
+
+describe.each(storeDrivers())('consistency on the %s store', (_driver, storeEnv) => {
+  let app: TestApp;
+
+  beforeAll(async () => {
+    app = await startTestApp({ ...(await storeEnv()), ...RECOVERY_ENV });
+  });
+  afterAll(async () => {
+    await app?.stop();
+  });
+
+  it('keeps nothing of an upload whose client vanishes midway', async () => {
+    const user = await signUp(app, 'vanishing');
+    const body = randomBytes(12 * MiB);
+    const reply = await rawRequest(app, `/v1/users/${user.userid}/blobs`, uploadHeaders(user, body), body, {
+      pauseAfter: 9 * MiB,
+      abort: true,
+    });
+    expect(reply).toBe('aborted');
+    await expectNothingKept(app, user);
+  });
+
+  it('answers 503 and keeps nothing when the database goes away between the bytes and the record', async () => {
+    const user = await signUp(app, 'database');
+    const body = randomBytes(10 * MiB);
+    const reply = await rawRequest(app, `/v1/users/${user.userid}/blobs`, uploadHeaders(user, body), body, {
+      pauseAfter: 9 * MiB,
+      duringPause: () => app.database.setAvailable(false),
+    });
+    await app.database.setAvailable(true);
+    expect(reply).toEqual({ status: 503, text: expect.stringMatching(/database is unavailable/) });
+    await expectNothingKept(app, user);
+    // And the service works again once the database is back.
+    await eventually(async () => (await uploadBlob(app, user.userid, user.token)).status === 201, 'uploads work again');
+  });
+
+  it('answers 503 without writing anything when the database is down before the upload', async () => {
+    const user = await signUp(app, 'down');
+    await app.database.setAvailable(false);
+    try {
+      const reply = await uploadBlob(app, user.userid, user.token, randomBytes(1000));
+      expect(reply.status).toBe(503);
+    } finally {
+      await app.database.setAvailable(true);
+    }
+    await expectNothingKept(app, user);
+  });
+});
+
+describeWithS3('consistency when the S3 store dies', () => {
+  let app: TestApp;
+  let store: TestS3Server;
+
+  beforeAll(async () => {
+    store = await startS3Server();
+    app = await startTestApp({ ...s3Env(store.settings), ...RECOVERY_ENV });
+  });
+  afterAll(async () => {
+    await app?.stop();
+    await store?.destroy();
+  });
+
+  it('answers 503 naming the store, and settles the half-written upload once the store is back', async () => {
+    const user = await signUp(app, 'store');
+    const body = randomBytes(20 * MiB);
+    const reply = await rawRequest(app, `/v1/users/${user.userid}/blobs`, uploadHeaders(user, body), body, {
+      pauseAfter: 10 * MiB,
+      duringPause: () => store.stop(),
+    });
+    expect(reply).toEqual({ status: 503, text: expect.stringMatching(/object store is unavailable/) });
+    expect(await rowCount(app, `blobs where user_id = '${user.userid}'`)).toBe(0);
+
+    const ready = await call(app.url, '/readyz');
+    expect(ready.status).toBe(503);
+    expect((await uploadBlob(app, user.userid, user.token)).status).toBe(503);
+
+    await store.restart();
+    await expectNothingKept(app, user);
+    const uploaded = await uploadBlob(app, user.userid, user.token, 'after the outage');
+    expect(uploaded.status).toBe(201);
+    expect((await call(app.url, '/readyz')).status).toBe(200);
+  });
+
+  it('answers 503 for a download while the store is down', async () => {
+    const user = await signUp(app, 'download');
+    const uploaded = await uploadBlob(app, user.userid, user.token, 'kept safe');
+    await store.stop();
+    try {
+      const reply = await call(app.url, `/v1/blobs/${uploaded.body.id}/content`, { token: user.token });
+      expect(reply.status).toBe(503);
+      expect(reply.body.reason).toMatch(/object store is unavailable/);
+    } finally {
+      await store.restart();
+    }
+    const again = await call(app.url, `/v1/blobs/${uploaded.body.id}/content`, { token: user.token });
+    expect(again.text).toBe('kept safe');
+  });
+});

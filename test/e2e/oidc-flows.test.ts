@@ -157,6 +157,44 @@ describe('authorization code with PKCE', () => {
     expect(forced.hop.body).toContain('<form method="post"');
   });
 
+  it('asks for consent before a third-party client gets a code, and remembers the answer', async () => {
+    const spa = 'http://127.0.0.1:9/spa';
+    const config = await relyingParty(app, 'dev1', 'spa');
+    const agent = new UserAgent();
+    const start = async () => {
+      const verifier = client.randomPKCECodeVerifier();
+      const url = client.buildAuthorizationUrl(config, {
+        redirect_uri: spa,
+        scope: 'openid email',
+        code_challenge: await client.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+        state: 'consent-test',
+      });
+      return { verifier, hop: await agent.follow(url.href, spa) };
+    };
+
+    const denied = await start();
+    const consentPage = await agent.submit(denied.hop, { username: alice.email, password: alice.password }, spa);
+    expect(consentPage.status).toBe(200);
+    expect(consentPage.body).toContain('Allow access?');
+    expect(consentPage.body).toContain('See your email address');
+    const refusal = await agent.submit(consentPage, { decision: 'deny' }, spa);
+    expect(new URL(refusal.location!).searchParams.get('error')).toBe('access_denied');
+
+    const allowed = await start();
+    expect(allowed.hop.body).toContain('Allow access?');
+    const back = await agent.submit(allowed.hop, { decision: 'allow' }, spa);
+    const tokens = await client.authorizationCodeGrant(config, new URL(back.location!), {
+      pkceCodeVerifier: allowed.verifier,
+      expectedState: 'consent-test',
+    });
+    expect(tokens.claims()).toMatchObject({ sub: alice.userid, email: alice.email });
+
+    // Granted once, not asked again within the session.
+    const again = await start();
+    expect(again.hop.location).toMatch(/^http:\/\/127\.0\.0\.1:9\/spa\?code=/);
+  });
+
   it('requires PKCE from public clients', async () => {
     const agent = new UserAgent();
     const url = new URL(`${app.url}/realms/dev1/protocol/openid-connect/auth`);

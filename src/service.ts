@@ -48,12 +48,18 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   if (applied.length) logger.info({ migrations: applied }, 'applied database migrations');
   const objectStore = createObjectStore(config);
 
-  const server = http.createServer();
+  // Listening comes first because issuers derive from the bound port; until the app is built,
+  // requests get a prompt 503 instead of waiting unanswered.
+  let handler: http.RequestListener = (_req, res) => {
+    res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
+    res.end(JSON.stringify({ code: 503, reason: 'The service is starting', error: 0 }));
+  };
+  const server = http.createServer((req, res) => handler(req, res));
   server.keepAliveTimeout = 65_000;
   const address = await listen(server, config.port, config.host);
   const url = publicUrl(config, address);
   const app = await createApp({ config, logger, orm, objectStore, baseUrl: url, secrets });
-  server.on('request', app.handler);
+  handler = app.handler;
 
   let closing: Promise<void> | undefined;
   const close = () => {

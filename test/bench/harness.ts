@@ -14,6 +14,8 @@ export interface Measurement {
   errors: number;
   /** Extra columns (e.g. SQL statements per request). */
   notes?: string;
+  /** Bytes moved per second, for rows that transfer content (shown only when some row has it). */
+  mibPerSecond?: number;
   /** The row this one is compared with; ratio = this rate / floor rate. */
   floor?: string;
 }
@@ -71,6 +73,7 @@ export async function startChild(
   script: string,
   env: Record<string, string>,
   readyPath = '/healthz',
+  nodeFlags: readonly string[] = [],
 ): Promise<ChildServer> {
   const port = await freePort();
   const logFile = path.join(os.tmpdir(), `islet-bench-${path.basename(script, '.js')}-${port}.log`);
@@ -79,14 +82,15 @@ export async function startChild(
   const profile = process.env.BENCH_PROFILE
     ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_PROFILE)}`]
     : [];
-  const child = spawn(process.execPath, [...profile, script], {
+  const child = spawn(process.execPath, [...profile, ...nodeFlags, script], {
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', log, log],
   });
   const url = `http://127.0.0.1:${port}`;
   for (let attempt = 0; attempt < 200; attempt += 1) {
     if (child.exitCode !== null) throw new Error(`${script} exited early; see ${logFile}`);
-    const ready = await fetch(`${url}${readyPath}`).then(
+    // Bounded, so a server that accepts connections but never answers cannot stall the run.
+    const ready = await fetch(`${url}${readyPath}`, { signal: AbortSignal.timeout(1000) }).then(
       (r) => r.ok,
       () => false,
     );
@@ -110,14 +114,26 @@ export async function startChild(
 /** Prints the table: rate, latency percentiles, errors and the ratio to the row's floor. */
 export function printTable(rows: Measurement[]): void {
   const byName = new Map(rows.map((row) => [row.name, row]));
-  const header = ['benchmark', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'ratio to floor', 'notes'];
+  const withMiB = rows.some((row) => row.mibPerSecond !== undefined);
+  const header = [
+    'benchmark',
+    'req/s',
+    ...(withMiB ? ['MiB/s'] : []),
+    'p50 ms',
+    'p99 ms',
+    'errors',
+    'ratio to floor',
+    'notes',
+  ];
   const lines = rows.map((row) => {
     const floor = row.floor ? byName.get(row.floor) : undefined;
     const isFloor = rows.some((other) => other.floor === row.name);
     const ratio = floor ? (row.requestsPerSecond / floor.requestsPerSecond).toFixed(2) : isFloor ? '(floor)' : '-';
     return [
       row.name,
-      row.requestsPerSecond.toFixed(0),
+      // Large transfers take longer than a second each: keep two decimals for those.
+      row.requestsPerSecond.toFixed(row.requestsPerSecond < 10 ? 2 : 0),
+      ...(withMiB ? [row.mibPerSecond?.toFixed(0) ?? '-'] : []),
       row.p50.toFixed(1),
       row.p99.toFixed(1),
       String(row.errors),

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { printTable, type Measurement } from './harness';
 import { accountScenarios } from './scenarios/accounts';
+import { contentScenarios } from './scenarios/content';
 import { sharingScenarios } from './scenarios/sharing';
 import { tokenScenarios } from './scenarios/tokens';
 import { startBenchEnvironment } from './setup';
@@ -9,7 +10,12 @@ import { startBenchEnvironment } from './setup';
  * `npm run bench`: starts the service and its floor servers, drives them over loopback and
  * prints one table. Ratios compare rows measured in this same run, on this same machine.
  */
-const SCENARIOS = { accounts: accountScenarios, tokens: tokenScenarios, sharing: sharingScenarios };
+const SCENARIOS = {
+  accounts: accountScenarios,
+  tokens: tokenScenarios,
+  sharing: sharingScenarios,
+  content: contentScenarios,
+};
 
 /** BENCH_ONLY=accounts,sharing runs some scenarios; BENCH_SECONDS sets each run's length. */
 const only = process.env.BENCH_ONLY?.split(',');

@@ -5,6 +5,14 @@ import { withDatabase } from '../../src/infra/database/postgres-server';
 import { adminQuery, quoteIdent, testPostgresAdminUrl } from '../support/postgres';
 import { startChild, type ChildServer } from './harness';
 
+/** The Node flags `npm start` gives the service (package.json), so the bench measures that process. */
+function serviceNodeFlags(): string[] {
+  const packageJson = path.resolve(__dirname, '../../../package.json');
+  const { scripts } = JSON.parse(fs.readFileSync(packageJson, 'utf8')) as { scripts: Record<string, string> };
+  const flags = / node (.*?) ?dist\/src\/main\.js/.exec(scripts.start)?.[1] ?? '';
+  return flags.split(' ').filter(Boolean);
+}
+
 export const CLIENT_SECRET = 'bench-client-secret-0123456789';
 
 /** A trusted partner (password grant) and a backend service (client credentials). */
@@ -28,6 +36,8 @@ export interface BenchEnvironment {
   app: ChildServer;
   floor: ChildServer;
   databaseUrl: string;
+  /** The service's DATA_DIR (its filesystem object store lives in there). */
+  dataDir: string;
   close(): Promise<void>;
 }
 
@@ -43,19 +53,24 @@ export async function startBenchEnvironment(): Promise<BenchEnvironment> {
   const clientsFile = path.join(dataDir, 'clients.json');
   fs.writeFileSync(clientsFile, JSON.stringify({ dev1: BENCH_CLIENTS }));
   // Measured as deployed: production mode, clients from a file, access logs on.
-  const app = await startChild(path.join(dist, 'src/main.js'), {
-    NODE_ENV: 'production',
-    LEGACY_REALM: 'dev1',
-    // Throughput is what is measured here, so the per-address token limit is off.
-    TOKEN_RATE_LIMIT: '0',
-    HOST: '127.0.0.1',
-    OIDC_CLIENTS_FILE: clientsFile,
-    DATABASE_URL: databaseUrl,
-    DATA_DIR: dataDir,
-    SERVER_SECRET,
-    SQL_STATEMENT_HEADER: 'true',
-    LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
-  });
+  const app = await startChild(
+    path.join(dist, 'src/main.js'),
+    {
+      NODE_ENV: 'production',
+      LEGACY_REALM: 'dev1',
+      // Throughput is what is measured here, so the per-address token limit is off.
+      TOKEN_RATE_LIMIT: '0',
+      HOST: '127.0.0.1',
+      OIDC_CLIENTS_FILE: clientsFile,
+      DATABASE_URL: databaseUrl,
+      DATA_DIR: dataDir,
+      SERVER_SECRET,
+      SQL_STATEMENT_HEADER: 'true',
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+    },
+    '/healthz',
+    serviceNodeFlags(),
+  );
   const floor = await startChild(path.join(dist, 'test/bench/floor-server.js'), {
     ISLET_URL: publicUrl(app.url),
     DATABASE_URL: databaseUrl,
@@ -64,6 +79,7 @@ export async function startBenchEnvironment(): Promise<BenchEnvironment> {
     app,
     floor,
     databaseUrl,
+    dataDir,
     async close() {
       await Promise.all([app.stop(), floor.stop()]);
       await adminQuery(adminUrl, `drop database if exists ${quoteIdent(name)} with (force)`);

@@ -32,7 +32,8 @@ export function assertEntry(entry: unknown, index: number): void {
  * has been checked, so invalid content never becomes a stored log.
  */
 export class EntryValidator extends Transform {
-  private readonly input = parser();
+  // Whole values only: entries are checked once complete, so their pieces need no events.
+  private readonly input = parser({ streamValues: false });
   private readonly entries = this.input.pipe(streamArray());
   private failure: Error | undefined;
   private received = 0;

@@ -82,7 +82,8 @@ export class FilesystemStore implements ObjectStore {
       if (isMissing(error)) throw new ObjectNotFoundError(key);
       throw this.failure(`read ${key}`, error);
     });
-    return handle.createReadStream();
+    // 1 MiB reads: a sixteenth of the buffers (and garbage) of the 64 KiB default.
+    return handle.createReadStream({ highWaterMark: 1024 * 1024 });
   }
 
   async stat(key: string): Promise<StoredObject | null> {

@@ -1,7 +1,11 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { pipeline } from 'node:stream/promises';
 import express from 'express';
 import { createRemoteJWKSet, jwtVerify, SignJWT } from 'jose';
 import pg from 'pg';
+import { loadConfig } from '../../src/config';
+import { createObjectStore } from '../../src/infra/object-store';
+import { ContentMeter } from '../../src/kernel/content';
 
 /**
  * The floor the service is measured against, in the same run: the least work that answers the
@@ -55,5 +59,15 @@ app.post('/floor/sign', async (_req, res) => {
     .setExpirationTime(now + 300)
     .sign(signingKey);
   res.json({ access_token: accessToken, expires_in: 300, token_type: 'Bearer' });
+});
+// The content floor over HTTP: the body through MD5 into the service's own store, and back.
+const store = createObjectStore(loadConfig(process.env));
+app.post('/floor/blobs/:name', async (req, res) => {
+  const meter = req.pipe(new ContentMeter());
+  await store.put(`bench-http-floor/${req.params.name}`, meter, { contentType: 'application/octet-stream' });
+  res.status(201).json({ digestMD5: meter.facts().digestMD5 });
+});
+app.get('/floor/blobs/:name', async (req, res) => {
+  await pipeline(await store.get(`bench-http-floor/${req.params.name}`), res);
 });
 app.listen(Number(PORT), '127.0.0.1');

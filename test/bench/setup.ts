@@ -74,6 +74,7 @@ export async function startBenchEnvironment(): Promise<BenchEnvironment> {
   const floor = await startChild(path.join(dist, 'test/bench/floor-server.js'), {
     ISLET_URL: publicUrl(app.url),
     DATABASE_URL: databaseUrl,
+    DATA_DIR: dataDir,
   });
   return {
     app,

@@ -20,6 +20,8 @@ const SLICE = 64 * 1024;
 const MEDIA_TYPE = 'application/octet-stream';
 /** Where the floor writes, beside the service's own keys in the same store. */
 const FLOOR_PREFIX = 'bench-floor/';
+/** Where the floor server's bare HTTP handler keeps what it receives (test/bench/floor-server.ts). */
+const BARE_HTTP_PREFIX = 'bench-http-floor/';
 const SMALL_CONCURRENCY = 4;
 const LARGE_REPETITIONS = 3;
 const DEVICE_LOG_ENTRIES = 1000;
@@ -144,6 +146,7 @@ class BlobClient {
   readonly agent = new http.Agent({ keepAlive: true, maxSockets: SMALL_CONCURRENCY });
   private readonly headers: Record<string, string>;
   private readonly digests = new Map<number, string>();
+  private bareUploads = 0;
 
   constructor(
     private readonly env: BenchEnvironment,
@@ -164,6 +167,18 @@ class BlobClient {
     );
     if (status !== 201) throw new Error(`upload answered ${status}: ${body.slice(0, 300)}`);
     return (JSON.parse(body) as { id: string }).id;
+  }
+
+  /** The same bytes to the floor server's bare HTTP handler; returns the name it stored them as. */
+  async bareUpload(size: number): Promise<string> {
+    const name = `b${(this.bareUploads += 1)}`;
+    const { status, body } = await upload(`${this.env.floor.url}/floor/blobs/${name}`, this.agent, {}, size);
+    if (status !== 201) throw new Error(`bare upload answered ${status}: ${body.slice(0, 300)}`);
+    return name;
+  }
+
+  bareDownload(name: string, size: number): Promise<void> {
+    return download(`${this.env.floor.url}/floor/blobs/${name}`, this.agent, {}, size);
   }
 
   download(id: string, size: number): Promise<void> {
@@ -260,23 +275,38 @@ interface Shape {
   note: string;
 }
 
-/** A floor row (in-process store call: no HTTP, MD5 or database) and the service row beside it. */
-async function pair(
+/**
+ * The floor (the store called in-process: no HTTP, MD5 or database), the least an HTTP server
+ * can do here (the same bytes through MD5 into the same store, no auth, no database), and the
+ * service, each with its ratio to the floor.
+ */
+async function trio(
   shape: Shape,
   floorName: string,
   floorRun: () => Promise<void>,
+  bareHttpRun: () => Promise<void>,
   serviceName: string,
   serviceRun: () => Promise<void>,
 ): Promise<Measurement[]> {
+  const floorNote = `${shape.note}; in-process: no HTTP, MD5, DB`;
   const floor = measurement(
     `floor: ${floorName}`,
     await drive(shape.spec, floorRun),
     shape.bytes,
     undefined,
-    `${shape.note}; in-process: no HTTP, MD5, DB`,
+    floorNote,
+  );
+  const bareNote = `${shape.note}; node:http ${floorName.startsWith('store.put') ? '+ MD5 → store' : '← store'}, no auth or DB`;
+  const bare = measurement(
+    `bare HTTP: ${serviceName}`,
+    await drive(shape.spec, bareHttpRun),
+    shape.bytes,
+    floor.name,
+    bareNote,
   );
   const service = measurement(serviceName, await drive(shape.spec, serviceRun), shape.bytes, floor.name, shape.note);
-  return [floor, service];
+  service.notes = `${shape.note}; ${(service.requestsPerSecond / bare.requestsPerSecond).toFixed(2)} of bare HTTP`;
+  return [floor, bare, service];
 }
 
 export async function contentScenarios(env: BenchEnvironment): Promise<Measurement[]> {
@@ -291,6 +321,7 @@ export async function contentScenarios(env: BenchEnvironment): Promise<Measureme
       .then(() => undefined);
   const cleanUp = async () => {
     await store.deletePrefix(FLOOR_PREFIX);
+    await store.deletePrefix(BARE_HTTP_PREFIX);
     await client.deleteAll();
   };
   const rows: Measurement[] = [];
@@ -312,28 +343,23 @@ export async function contentScenarios(env: BenchEnvironment): Promise<Measureme
     const upload = (size: number) => () => client.upload(size).then(() => undefined);
     for (const shape of [small, large]) {
       const size = shape.bytes === SMALL ? '1 MiB' : '100 MiB';
-      rows.push(
-        ...(await pair(
-          shape,
-          `store.put ${size}`,
-          floorPut(shape.bytes),
-          `POST /v1/users/{id}/blobs ${size}`,
-          upload(shape.bytes),
-        )),
-      );
+      const bare = () => client.bareUpload(shape.bytes).then(() => undefined);
+      const service = `POST /v1/users/{id}/blobs ${size}`;
+      rows.push(...(await trio(shape, `store.put ${size}`, floorPut(shape.bytes), bare, service, upload(shape.bytes))));
       await cleanUp();
     }
 
-    // Downloads: the service and the floor read the very same stored object.
+    // Downloads: all three read the very same bytes from the same store.
     for (const shape of [small, large]) {
       const size = shape.bytes === SMALL ? '1 MiB' : '100 MiB';
       const id = await client.upload(shape.bytes);
       const key = await objectKeyOf(store, user.userid, id);
+      const bareName = await client.bareUpload(shape.bytes);
       const floorGet = async () => drain(await store.get(key), shape.bytes);
+      const bareGet = () => client.bareDownload(bareName, shape.bytes);
+      const service = `GET /v1/blobs/{id}/content ${size}`;
       rows.push(
-        ...(await pair(shape, `store.get ${size}`, floorGet, `GET /v1/blobs/{id}/content ${size}`, () =>
-          client.download(id, shape.bytes),
-        )),
+        ...(await trio(shape, `store.get ${size}`, floorGet, bareGet, service, () => client.download(id, shape.bytes))),
       );
     }
     await cleanUp();

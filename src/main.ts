@@ -6,7 +6,7 @@ import { startService } from './service';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, { buffered: true });
   const service = await startService(config, logger);
   logger.info({ url: service.url, database: service.database.source }, 'islet is listening');
   const lines = [
@@ -25,10 +25,10 @@ async function main(): Promise<void> {
   const stop = (signal: string) => {
     logger.info({ signal }, 'shutting down');
     service.close().then(
-      () => process.exit(0),
+      () => logger.flush(() => process.exit(0)),
       (error: unknown) => {
         logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
+        logger.flush(() => process.exit(1));
       },
     );
   };

@@ -9,8 +9,12 @@ export interface RequestScope {
 
 export const requestScope = new AsyncLocalStorage<RequestScope>();
 
-export function createLogger(level: string): Logger {
-  return pino({
+/**
+ * JSON lines on stdout. `buffered` (the service process) writes them in the background, off the
+ * request path; call `logger.flush()` before exiting.
+ */
+export function createLogger(level: string, { buffered = false }: { buffered?: boolean } = {}): Logger {
+  const options: pino.LoggerOptions = {
     level,
     base: undefined,
     timestamp: pino.stdTimeFunctions.isoTime,
@@ -19,7 +23,8 @@ export function createLogger(level: string): Logger {
       const scope = requestScope.getStore();
       return scope ? { requestId: scope.requestId } : {};
     },
-  });
+  };
+  return buffered ? pino(options, pino.destination({ dest: 1, sync: false })) : pino(options);
 }
 
 export type { Logger };

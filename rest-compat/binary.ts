@@ -66,6 +66,22 @@ export function bodyUpload({ headers, raw }: RestRequest, mediaType: string): Up
   return new Upload(async () => ({ stream: raw, mediaType, declaredSize }));
 }
 
+/** `Content-Type`, optional `Digest` and the body of a blob upload, as the blob mutations take them. */
+export function blobContent(request: RestRequest): { mediaType: string; digest?: string; content: Upload | null } {
+  const mediaType = requiredHeader(request.headers, 'Content-Type');
+  const digest = digestHeader(request.headers, { required: false });
+  return { mediaType, digest, content: bodyUpload(request, mediaType) };
+}
+
+/** What a download answers with besides its bytes: media type, length and `Digest: MD5=…`. */
+export function contentHeaders(stored: { mediaType: string; size?: number | null; digestMD5?: string | null }) {
+  return {
+    'Content-Type': stored.mediaType,
+    'Content-Length': String(stored.size),
+    Digest: `MD5=${stored.digestMD5}`,
+  };
+}
+
 /** A query parameter that may repeat or list values separated by commas. */
 export function listParameter(query: Record<string, unknown>, name: string): string[] | undefined {
   const value = query[name];

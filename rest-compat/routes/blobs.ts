@@ -1,5 +1,5 @@
 import { compact } from '../body';
-import { bodyUpload, digestHeader, integerParameter, listParameter, requiredHeader } from '../binary';
+import { blobContent, contentHeaders, integerParameter, listParameter } from '../binary';
 import type { ContentRoute, RestRoute } from '../route';
 import type { BlobsService } from '../../src/domains/blobs/blobs.service';
 
@@ -30,11 +30,7 @@ export const blobRoutes: RestRoute[] = [
     body: 'binary',
     document: `mutation ($userId: ID!, $mediaType: String!, $digest: String, $content: Upload) {
       createBlob(userId: $userId, mediaType: $mediaType, digestMD5: $digest, content: $content) { ${BLOB_FIELDS} } }`,
-    variables: (request) => {
-      const mediaType = requiredHeader(request.headers, 'Content-Type');
-      const digest = digestHeader(request.headers, { required: false });
-      return { userId: request.params.userId, mediaType, digest, content: bodyUpload(request, mediaType) };
-    },
+    variables: (request) => ({ userId: request.params.userId, ...blobContent(request) }),
     respond: (data) => wireBlob(data.createBlob),
     status: 201,
   },
@@ -53,11 +49,7 @@ export const blobRoutes: RestRoute[] = [
     body: 'binary',
     document: `mutation ($id: ID!, $mediaType: String!, $digest: String, $content: Upload!) {
       addBlobContent(id: $id, mediaType: $mediaType, digestMD5: $digest, content: $content) { ${BLOB_FIELDS} } }`,
-    variables: (request) => {
-      const mediaType = requiredHeader(request.headers, 'Content-Type');
-      const digest = digestHeader(request.headers, { required: false });
-      return { id: request.params.blobId, mediaType, digest, content: bodyUpload(request, mediaType) };
-    },
+    variables: (request) => ({ id: request.params.blobId, ...blobContent(request) }),
     respond: (data) => wireBlob(data.addBlobContent),
     status: 200,
   },
@@ -83,12 +75,7 @@ export function blobDownloads(blobs: BlobsService): ContentRoute[] {
       path: '/v1/blobs/:blobId/content',
       open: async (scope, params) => {
         const { blob, stream } = await blobs.openContent(scope, params.blobId);
-        const headers = {
-          'Content-Type': blob.mediaType,
-          'Content-Length': String(blob.size),
-          Digest: `MD5=${blob.digestMD5}`,
-        };
-        return { stream, headers };
+        return { stream, headers: contentHeaders(blob) };
       },
     },
   ];

@@ -2,6 +2,7 @@ import { AppError, invalid } from '../../src/kernel/errors';
 import type { DeviceLogsService } from '../../src/domains/device-logs/device-logs.service';
 import {
   bodyUpload,
+  contentHeaders,
   dateTimeHeader,
   dateTimeParameter,
   digestHeader,
@@ -77,9 +78,7 @@ export function deviceLogDownloads(logs: DeviceLogsService): ContentRoute[] {
       open: async (scope, params) => {
         const { log, stream } = await logs.openContent(scope, params.id);
         const headers = {
-          'Content-Type': log.mediaType,
-          'Content-Length': String(log.size),
-          Digest: `MD5=${log.digestMD5}`,
+          ...contentHeaders(log),
           'Start-At': log.startAtTime.toISOString(),
           'End-At': log.endAtTime.toISOString(),
         };

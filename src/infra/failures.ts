@@ -6,10 +6,14 @@ import { ObjectStoreUnavailableError } from './object-store/object-store';
  * An error as the client should see it: AppErrors as they are, a dependency that cannot be
  * reached as UNAVAILABLE (503, naming it), anything else undefined: a bug, answered with 500.
  */
-export function asAppError(error: unknown): AppError | undefined {
+export function asAppError(
+  error: unknown,
+  databaseReason = 'The database is unavailable; try again shortly',
+): AppError | undefined {
   if (isAppError(error)) return error;
   if (error instanceof ObjectStoreUnavailableError)
     return unavailable(`The object store is unavailable: ${error.message}`);
-  if (isDatabaseUnavailable(error)) return unavailable('The database is unavailable; try again shortly');
+  // After the store check: a store failure can carry ECONNREFUSED in its cause chain too.
+  if (isDatabaseUnavailable(error)) return unavailable(databaseReason);
   return undefined;
 }

@@ -88,6 +88,9 @@ export function relay<T extends NodeJS.WritableStream & { destroy(error?: Error)
   const onClose = () => {
     if (!(source as { readableEnded?: boolean }).readableEnded) target.destroy(incomplete());
   };
+  // The target may fail before anything reads it (a relay's source checks `errored`), so its
+  // error event must never go unheard.
+  target.on('error', () => undefined);
   const failedAlready = (source as { errored?: Error | null }).errored;
   if (failedAlready) {
     target.destroy(failedAlready instanceof AppError ? failedAlready : incomplete());

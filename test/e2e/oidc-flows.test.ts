@@ -45,9 +45,10 @@ async function authorize(
     state,
     ...extra,
   });
-  let hop = await agent.follow(url.href, REDIRECT);
-  if (credentials && !hop.location?.startsWith(REDIRECT)) {
-    hop = await agent.submit(hop, { username: credentials.email, password: credentials.password }, REDIRECT);
+  const redirect = extra.redirect_uri ?? REDIRECT;
+  let hop = await agent.follow(url.href, redirect);
+  if (credentials && !hop.location?.startsWith(redirect)) {
+    hop = await agent.submit(hop, { username: credentials.email, password: credentials.password }, redirect);
   }
   return { hop, verifier, state };
 }
@@ -161,17 +162,7 @@ describe('authorization code with PKCE', () => {
     const spa = 'http://127.0.0.1:9/spa';
     const config = await relyingParty(app, 'dev1', 'spa');
     const agent = new UserAgent();
-    const start = async () => {
-      const verifier = client.randomPKCECodeVerifier();
-      const url = client.buildAuthorizationUrl(config, {
-        redirect_uri: spa,
-        scope: 'openid email',
-        code_challenge: await client.calculatePKCECodeChallenge(verifier),
-        code_challenge_method: 'S256',
-        state: 'consent-test',
-      });
-      return { verifier, hop: await agent.follow(url.href, spa) };
-    };
+    const start = () => authorize(agent, config, { redirect_uri: spa, scope: 'openid email' });
 
     const denied = await start();
     const consentPage = await agent.submit(denied.hop, { username: alice.email, password: alice.password }, spa);
@@ -186,7 +177,7 @@ describe('authorization code with PKCE', () => {
     const back = await agent.submit(allowed.hop, { decision: 'allow' }, spa);
     const tokens = await client.authorizationCodeGrant(config, new URL(back.location!), {
       pkceCodeVerifier: allowed.verifier,
-      expectedState: 'consent-test',
+      expectedState: allowed.state,
     });
     expect(tokens.claims()).toMatchObject({ sub: alice.userid, email: alice.email });
 

@@ -1,5 +1,6 @@
-import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { ArgsType, Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import type { BlobRecord, BlobStatus } from './blob.entity';
+import { PAGE_SIZE, type BlobListOptions } from './blobs.service';
 
 export enum BlobStatusValue {
   created = 'created',
@@ -60,5 +61,36 @@ export class Blob {
       revision: record.revision,
       contentPath: `/v1/blobs/${record.id}/content`,
     });
+  }
+}
+
+/** The filters and paging of a blob list, the same wherever blobs are listed. */
+@ArgsType()
+export class BlobListArgs {
+  @Field(() => [String], { nullable: true, description: 'Only blobs of these media types.' })
+  mediaType?: string[] | null;
+
+  @Field(() => [BlobStatusValue], {
+    nullable: true,
+    description: 'Only blobs in these states; by default `available` ones.',
+  })
+  status?: BlobStatusValue[] | null;
+
+  @Field(() => Int, { nullable: true, description: 'Page number, from 0.' })
+  page?: number | null;
+
+  @Field(() => Int, {
+    nullable: true,
+    description: `Page size, 1 to ${PAGE_SIZE.max}; ${PAGE_SIZE.default} by default.`,
+  })
+  size?: number | null;
+
+  options(): BlobListOptions {
+    return {
+      mediaTypes: this.mediaType ?? [],
+      statuses: this.status ?? [],
+      page: this.page ?? 0,
+      size: this.size ?? undefined,
+    };
   }
 }

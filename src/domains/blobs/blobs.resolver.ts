@@ -1,16 +1,9 @@
-import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { incomingContent, Upload, UploadScalar } from '../../graphql/upload';
 import type { Scope } from '../../kernel/scope';
 import { User } from '../users/user.types';
-import { Blob, BlobStatusValue } from './blob.types';
-import { BlobsService, PAGE_SIZE } from './blobs.service';
-
-const LIST_ARGS = {
-  mediaType: { nullable: true, description: 'Only blobs of these media types.' },
-  status: { nullable: true, description: 'Only blobs in these states; by default `available` ones.' },
-  page: { nullable: true, description: 'Page number, from 0.' },
-  size: { nullable: true, description: `Page size, 1 to ${PAGE_SIZE.max}; ${PAGE_SIZE.default} by default.` },
-} as const;
+import { Blob, BlobListArgs } from './blob.types';
+import { BlobsService } from './blobs.service';
 
 @Resolver(() => Blob)
 export class BlobsResolver {
@@ -24,19 +17,10 @@ export class BlobsResolver {
   @Query(() => [Blob], { description: 'The blobs of a user, newest first.' })
   async blobs(
     @Arg('userId', () => ID) userId: string,
-    @Arg('mediaType', () => [String], LIST_ARGS.mediaType) mediaTypes: string[] | null,
-    @Arg('status', () => [BlobStatusValue], LIST_ARGS.status) statuses: BlobStatusValue[] | null,
-    @Arg('page', () => Int, LIST_ARGS.page) page: number | null,
-    @Arg('size', () => Int, LIST_ARGS.size) size: number | null,
+    @Args() filter: BlobListArgs,
     @Ctx() scope: Scope,
   ): Promise<Blob[]> {
-    const options = {
-      mediaTypes: mediaTypes ?? [],
-      statuses: statuses ?? [],
-      page: page ?? 0,
-      size: size ?? undefined,
-    };
-    return (await this.service.list(scope, userId, options)).map(Blob.from);
+    return (await this.service.list(scope, userId, filter.options())).map(Blob.from);
   }
 
   @Mutation(() => Blob, {
@@ -95,21 +79,8 @@ export class UserBlobsResolver {
   @FieldResolver(() => [Blob], {
     description: 'The blobs of this account, newest first; empty for callers who may not read them.',
   })
-  async blobs(
-    @Root() user: User,
-    @Arg('mediaType', () => [String], LIST_ARGS.mediaType) mediaTypes: string[] | null,
-    @Arg('status', () => [BlobStatusValue], LIST_ARGS.status) statuses: BlobStatusValue[] | null,
-    @Arg('page', () => Int, LIST_ARGS.page) page: number | null,
-    @Arg('size', () => Int, LIST_ARGS.size) size: number | null,
-    @Ctx() scope: Scope,
-  ): Promise<Blob[]> {
-    const options = {
-      mediaTypes: mediaTypes ?? [],
-      statuses: statuses ?? [],
-      page: page ?? 0,
-      size: size ?? undefined,
-    };
-    const [list] = await this.service.listMany(scope, [user.userid], options);
+  async blobs(@Root() user: User, @Args() filter: BlobListArgs, @Ctx() scope: Scope): Promise<Blob[]> {
+    const [list] = await this.service.listMany(scope, [user.userid], filter.options());
     return list.map(Blob.from);
   }
 }

@@ -93,17 +93,16 @@ export class BlobsService {
     if (blob.status !== 'created') throw conflict(`Blob ${id} already has content`);
     const objectKey = objectKeyOf(blob.userId, id);
     const content = { ...update.content, mediaType };
-    await this.contents.write(scope.em, objectKey, content, digest, async (tx, facts) => {
-      const changed = await tx.nativeUpdate(
-        BlobSchema,
-        { id, status: 'created', revision: blob.revision },
-        { ...facts, mediaType, objectKey, status: 'available', revision: blob.revision + 1, modifiedTime: new Date() },
-      );
+    const changes = await this.contents.write(scope.em, objectKey, content, digest, async (tx, facts) => {
+      const revision = blob.revision + 1;
+      const changes = { ...facts, mediaType, objectKey, status: 'available', revision, modifiedTime: new Date() };
+      const changed = await tx.nativeUpdate(BlobSchema, { id, status: 'created', revision: blob.revision }, changes);
       if (changed !== 1) throw conflict(`Blob ${id} was changed by another request; nothing was stored`);
+      return changes;
     });
-    scope.em.clear();
-    blobLoader(scope).clear(id);
-    return (await blobLoader(scope).load(id))!;
+    const updated = { ...blob, ...changes };
+    blobLoader(scope).clear(id).prime(id, updated);
+    return updated;
   }
 
   async get(scope: Scope, id: string): Promise<BlobRecord> {
@@ -129,13 +128,8 @@ export class BlobsService {
   async listMany(scope: Scope, userIds: readonly string[], options: BlobListOptions = {}): Promise<BlobRecord[][]> {
     const filter = this.filter(options);
     const allowed = await this.access.allowedTargets(scope, userIds, MAY_READ);
-    const lists = await blobsOfUsers(scope, filter).loadMany(userIds.filter((id) => allowed.has(id)));
-    const byUser = new Map(userIds.filter((id) => allowed.has(id)).map((id, index) => [id, lists[index]]));
-    return userIds.map((id) => {
-      const list = byUser.get(id);
-      if (list instanceof Error) throw list;
-      return list ?? [];
-    });
+    const loader = blobsOfUsers(scope, filter);
+    return Promise.all(userIds.map((id) => (allowed.has(id) ? loader.load(id) : [])));
   }
 
   /** Removes a blob and its bytes; with `revision`, only if the blob is still at that revision. */
@@ -163,10 +157,8 @@ export class BlobsService {
     await this.contents.remove(
       scope.em,
       [`blobs/${userId}/`],
-      (tx) => tx.nativeDelete(BlobSchema, { userId }).then(() => undefined),
-      {
-        prefix: true,
-      },
+      async (tx) => void (await tx.nativeDelete(BlobSchema, { userId })),
+      { prefix: true },
     );
   }
 

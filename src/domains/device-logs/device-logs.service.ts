@@ -52,8 +52,6 @@ export class DeviceLogsService {
     const id = hexId(32);
     const objectKey = `device-logs/${userId}/${id}`;
     const stream = relay(upload.content.stream, new EntryValidator());
-    // Entries may fail validation before the store starts reading; the store's relay reports it.
-    stream.on('error', () => undefined);
     const content = { ...upload.content, stream, mediaType: DEVICE_LOG_MEDIA_TYPE };
     return this.contents.write(scope.em, objectKey, content, digest, async (tx, facts) => {
       const record = tx.create(DeviceLogSchema, {

@@ -9,12 +9,11 @@ import {
   type ContentFacts,
   type IncomingContent,
 } from '../../kernel/content';
-import { AppError, invalid, isAppError, unavailable } from '../../kernel/errors';
-import { isDatabaseUnavailable } from '../database/availability';
-import { asAppError as toAppError } from '../failures';
+import { AppError, invalid, isAppError } from '../../kernel/errors';
+import { asAppError } from '../failures';
 import type { Orm } from '../database/orm';
 import type { Logger } from '../logger';
-import { ObjectNotFoundError, ObjectStoreUnavailableError, type ObjectStore } from '../object-store/object-store';
+import { ObjectNotFoundError, type ObjectStore } from '../object-store/object-store';
 import { PendingObjectSchema } from './pending-object.entity';
 
 export interface ContentStoreOptions {
@@ -23,11 +22,8 @@ export interface ContentStoreOptions {
 }
 
 /** Infrastructure failures as the AppErrors clients see; anything else unchanged. */
-function asAppError(error: unknown): unknown {
-  if (!(error instanceof ObjectStoreUnavailableError) && isDatabaseUnavailable(error))
-    return unavailable('The database is unavailable; nothing was stored');
-  return toAppError(error) ?? error;
-}
+const asClientError = (error: unknown): unknown =>
+  asAppError(error, 'The database is unavailable; nothing was stored') ?? error;
 
 /**
  * Bytes in the object store and metadata in PostgreSQL that never disagree. Every write or
@@ -57,7 +53,7 @@ export class ContentStore {
   ): Promise<T> {
     if ((content.declaredSize ?? 0) > CONTENT_SIZE_LIMIT) throw tooLarge();
     await this.announce(em, [key], false, new Date(Date.now() + this.options.uploadTimeoutMs)).catch((error) => {
-      throw asAppError(error);
+      throw asClientError(error);
     });
     try {
       const facts = await this.transfer(key, content);
@@ -70,7 +66,7 @@ export class ContentStore {
       });
     } catch (error) {
       await this.discard(em, key, false);
-      throw asAppError(error);
+      throw asClientError(error);
     }
   }
 
@@ -104,7 +100,7 @@ export class ContentStore {
         await this.announce(tx, keys, prefix, new Date());
       })
       .catch((error) => {
-        throw asAppError(error);
+        throw asClientError(error);
       });
     for (const key of keys) await this.discard(em, key, prefix);
   }
@@ -115,7 +111,7 @@ export class ContentStore {
       return await this.store.get(key);
     } catch (error) {
       if (error instanceof ObjectNotFoundError) throw new AppError('UNAVAILABLE', `The content of ${key} is missing`);
-      throw asAppError(error);
+      throw asClientError(error);
     }
   }
 

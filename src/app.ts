@@ -1,6 +1,5 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
-import { expressMiddleware } from '@as-integrations/express5';
 import { errorBody, HTTP_STATUS } from '../rest-compat/http-errors';
 import { restCompatRouter, sendAppError } from '../rest-compat/router';
 import { contentRoutes, restRoutes } from '../rest-compat/routes';
@@ -13,6 +12,7 @@ import { buildIsletSchema } from './graphql/schema';
 import { createServices } from './services';
 import { asAppError } from './infra/failures';
 import { realmRoutes } from './auth/endpoints';
+import { graphqlHttpHandler } from './graphql/http';
 import { createApolloServer } from './graphql/server';
 import { authenticate } from './http/authenticate';
 import { apiCors } from './http/cors';
@@ -77,7 +77,7 @@ export async function createApp({
   const graphqlJson = jsonBody(graphqlError);
   const graphqlBody: RequestHandler = (req, res, next) => (isMultipart(req) ? multipart : graphqlJson)(req, res, next);
   app.use('/graphql', apiCors, graphqlBody, authenticate(authenticator, orm, logger, graphqlError));
-  app.use('/graphql', expressMiddleware(apollo, { context: async ({ res }) => res.locals.scope }));
+  app.use('/graphql', graphqlHttpHandler(apollo));
 
   const restError = (error: AppError, res: Response) => sendAppError(res, error);
   const parseJson = jsonBody(restError);

@@ -1,4 +1,4 @@
 /** `?, ?, ?` for an IN list of `count` values (the driver expands no arrays). */
 export function placeholders(count: number): string {
-  return Array.from({ length: count }, () => '?').join(', ');
+  return count > 0 ? '?, '.repeat(count - 1) + '?' : '';
 }

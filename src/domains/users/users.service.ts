@@ -62,7 +62,8 @@ export class UsersService {
   }
 
   async update(scope: Scope, userId: string, changes: UserChanges): Promise<UserRecord> {
-    const user = await this.get(scope, userId);
+    // The loader hands out plain snapshots; the account being changed becomes a managed entity.
+    const user = scope.em.merge(UserSchema, await this.get(scope, userId));
     const { principal } = scope;
     const isOwner = principal.userId === user.id;
     if (changes.emailVerified != null && changes.emailVerified !== user.emailVerified && !principal.isServer) {
@@ -87,6 +88,7 @@ export class UsersService {
     user.modifiedTime = new Date();
     user.modifiedUserId = principal.userId;
     await this.saveWithEmails(scope.em, user);
+    userLoader(scope).clear(user.id).prime(user.id, user);
     return user;
   }
 

@@ -61,6 +61,11 @@ export class ContentMeter extends Transform {
     callback();
   }
 
+  /** The MD5 of what went through, once the whole stream has; before that, undefined. */
+  get digestIfEnded(): string | undefined {
+    return this.measured?.digestMD5;
+  }
+
   /** What went through; only once the whole stream has. */
   facts(): ContentFacts {
     if (!this.measured) throw new Error('the content stream has not ended yet');

@@ -3,6 +3,7 @@ import { PassThrough, Readable, Transform } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import {
   ObjectNotFoundError,
+  ObjectSizeMismatchError,
   ObjectStoreUnavailableError,
   type ObjectStore,
 } from '../../src/infra/object-store/object-store';
@@ -136,6 +137,33 @@ export function describeObjectStoreContract(name: string, factory: () => Promise
       if (subject.incompleteUploads) expect(await subject.incompleteUploads(prefix)).toEqual([]);
     }, 60_000);
 
+    it('streams a 20 MiB object of announced size and MD5 (one S3 request) and back out unchanged', async () => {
+      const bytes = randomBytes(20 * MiB);
+      const chunks = Array.from({ length: 20 * 16 }, (_, i) => bytes.subarray(i * 64 * 1024, (i + 1) * 64 * 1024));
+      const stored = await store.put(key('known.bin'), Readable.from(chunks), {
+        contentType: 'application/x-known',
+        size: bytes.length,
+        md5: createHash('md5').update(bytes).digest('base64'),
+      });
+      expect(stored).toEqual({ size: 20 * MiB, contentType: 'application/x-known' });
+      expect(md5(await readAll(await store.get(key('known.bin'))))).toBe(md5(bytes));
+      expect(await store.stat(key('known.bin'))).toEqual({ size: 20 * MiB, contentType: 'application/x-known' });
+      if (subject.incompleteUploads) expect(await subject.incompleteUploads(prefix)).toEqual([]);
+    }, 60_000);
+
+    it('refuses a body longer or shorter than its announced size, storing nothing', async () => {
+      const bytes = randomBytes(100 * 1024);
+      const digest = createHash('md5').update(bytes).digest('base64');
+      for (const size of [bytes.length - 1, bytes.length + 1]) {
+        const error = await store
+          .put(key('sized'), Readable.from([bytes]), { contentType: 'text/plain', size, md5: digest })
+          .catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(ObjectSizeMismatchError);
+        expect((error as Error).message).toContain(`not the announced ${size}`);
+        await expectNothingLeft();
+      }
+    });
+
     it('stores an object of exactly 8 MiB (one full S3 part) and of 8 MiB + 1 byte', async () => {
       for (const size of [8 * MiB, 8 * MiB + 1]) {
         const source = generated(size, 1024 * 1024);
@@ -184,6 +212,16 @@ export function describeObjectStoreContract(name: string, factory: () => Promise
       expect(await collect(store.list(key('nothing-here/')))).toEqual([]);
     });
 
+    it('deleteMany removes exactly the named keys; missing ones are no error', async () => {
+      const keys = ['a/1', 'a/2', 'a/3', 'b/4'].map(key);
+      for (const k of keys) await store.put(k, Readable.from([Buffer.from(k)]), { contentType: 'text/plain' });
+      await store.deleteMany([key('a/1'), key('b/4'), key('never/there')]);
+      expect(await collect(store.list(prefix))).toEqual([key('a/2'), key('a/3')]);
+      await expect(store.deleteMany([])).resolves.toBeUndefined();
+      await expect(store.deleteMany(['../escape'])).rejects.toThrow(/unsafe object key/);
+      expect(await collect(store.list(prefix))).toEqual([key('a/2'), key('a/3')]);
+    });
+
     it('deletePrefix removes that prefix and nothing else', async () => {
       const keys = ['a/1', 'a/deep/2', 'a-b/3', 'ab/4', 'b/5'].map(key);
       for (const k of keys) await store.put(k, Readable.from([Buffer.from(k)]), { contentType: 'text/plain' });
@@ -202,6 +240,8 @@ export function describeObjectStoreContract(name: string, factory: () => Promise
       );
       await store.put(key('other'), Readable.from([Buffer.from('2')]), { contentType: 'text/plain' });
       expect(await collect(store.list(key('many/')))).toEqual(keys);
+      await store.deleteMany(keys.slice(0, 22));
+      expect(await collect(store.list(key('many/')))).toEqual(keys.slice(22));
       await store.deletePrefix(key('many/'));
       expect(await collect(store.list(prefix))).toEqual([key('other')]);
     });
@@ -224,6 +264,21 @@ export function describeObjectStoreContract(name: string, factory: () => Promise
           .catch((e: unknown) => e);
         expect(error).toBe(broke);
         expect(await store.stat(key('large'))).toBeNull();
+        await expectNothingLeft();
+      }, 60_000);
+
+      it('rejects with the error of the source stream when the body has an announced size', async () => {
+        const broke = new SourceBroke();
+        const size = 12 * MiB;
+        const error = await store
+          .put(key('announced'), failingAfter(9 * MiB, broke), {
+            contentType: 'text/plain',
+            size,
+            md5: 'x'.repeat(22) + '==',
+          })
+          .catch((e: unknown) => e);
+        expect(error).toBe(broke);
+        expect(await store.stat(key('announced'))).toBeNull();
         await expectNothingLeft();
       }, 60_000);
 

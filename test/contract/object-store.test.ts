@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
@@ -9,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { loadConfig, type S3Settings } from '../../src/config';
 import { createObjectStore } from '../../src/infra/object-store';
 import { FilesystemStore } from '../../src/infra/object-store/filesystem-store';
-import { ObjectStoreUnavailableError } from '../../src/infra/object-store/object-store';
+import { ObjectDigestMismatchError, ObjectStoreUnavailableError } from '../../src/infra/object-store/object-store';
 import { S3Store, createMinioClient } from '../../src/infra/object-store/s3-store';
 import { describeWithS3 } from '../support/describe-with-s3';
 import { sharedS3Settings, startS3Server, type TestS3Server } from '../support/s3-server';
@@ -92,6 +93,8 @@ async function openUploads(client: Client, bucket: string, prefix: string): Prom
   expect(xml).not.toContain('<IsTruncated>true</IsTruncated>');
   return [...xml.matchAll(/<Upload>[\s\S]*?<Key>([^<]*)<\/Key>/g)].map((match) => match[1]);
 }
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Resolves with the rejection of `promise` and how long it took to come. */
 async function failure(promise: Promise<unknown>): Promise<{ error: unknown; ms: number }> {
@@ -293,6 +296,79 @@ describeWithS3('S3Store against OpenStack Swift (s3api)', () => {
       } finally {
         await fake.close();
       }
+    });
+
+    describe('a body of announced size and MD5, streamed in one request', () => {
+      const MiB = 1024 * 1024;
+      const announced = (bytes: Buffer) => ({
+        contentType: 'application/octet-stream',
+        size: bytes.length,
+        md5: createHash('md5').update(bytes).digest('base64'),
+      });
+      /** `bytes` in 64 KiB chunks, with a pause of `pauseMs` once half of them have gone. */
+      function slowly(bytes: Buffer, pauseMs: number): Readable {
+        return Readable.from(
+          (async function* () {
+            for (let offset = 0; offset < bytes.length; offset += 64 * 1024) {
+              if (offset === Math.floor(bytes.length / 2 / (64 * 1024)) * 64 * 1024) await sleep(pauseMs);
+              yield bytes.subarray(offset, offset + 64 * 1024);
+            }
+          })(),
+        );
+      }
+
+      it('is refused by the server when its MD5 differs, and nothing is stored', async () => {
+        const store = storeFor(sharedS3Settings()!);
+        const bytes = randomBytes(3 * MiB);
+        const wrong = { ...announced(bytes), md5: createHash('md5').update('other').digest('base64') };
+        const error = await store.put('streamed/wrong', Readable.from([bytes]), wrong).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(ObjectDigestMismatchError);
+        expect(await store.stat('streamed/wrong')).toBeNull();
+      });
+
+      it('waits for a slow body without counting it against the idle deadline', async () => {
+        const store = storeFor(sharedS3Settings()!, { idleTimeoutMs: 300 });
+        const bytes = randomBytes(2 * MiB);
+        await store.put('streamed/slow', slowly(bytes, 1_000), announced(bytes));
+        expect(await readAll(await store.get('streamed/slow'))).toEqual(bytes);
+      });
+
+      it('gives up on a server that stops taking bytes', async () => {
+        // Reads the request head, then neither the body nor answers: the socket fills up.
+        const fake = await fakeEndpoint((req, res) => {
+          if (req.method === 'HEAD') return void res.writeHead(200).end();
+          req.pause();
+        });
+        try {
+          const store = storeFor(settingsFor(fake.endpoint), { idleTimeoutMs: 300 });
+          const bytes = randomBytes(32 * MiB);
+          const stalled = await failure(store.put('a/b', Readable.from([bytes]), announced(bytes)));
+          expectUnavailable(stalled, fake.endpoint, 3_000);
+          expect((stalled.error as Error).message).toContain('the object store took no data for 300 ms');
+        } finally {
+          await fake.close();
+        }
+      });
+
+      it('stops sending when the server refuses before the body is complete', async () => {
+        let received = 0;
+        const fake = await fakeEndpoint((req, res) => {
+          if (req.method === 'HEAD') return void res.writeHead(200).end();
+          req.on('data', (chunk: Buffer) => (received += chunk.length));
+          res.writeHead(403, { 'content-type': 'application/xml' });
+          res.end('<?xml version="1.0"?><Error><Code>AccessDenied</Code><Message>No writes here</Message></Error>');
+        });
+        try {
+          const store = storeFor(settingsFor(fake.endpoint));
+          const bytes = randomBytes(64 * MiB);
+          const refused = await failure(store.put('a/b', slowly(bytes, 200), announced(bytes)));
+          expect(refused.error).toBeInstanceOf(ObjectStoreUnavailableError);
+          expect((refused.error as Error).message).toMatch(/refused to put a\/b: AccessDenied: No writes here/);
+          expect(received).toBeLessThan(bytes.length);
+        } finally {
+          await fake.close();
+        }
+      });
     });
 
     it('reports refused credentials as unavailable, naming the reason', async () => {

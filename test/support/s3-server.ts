@@ -8,8 +8,14 @@ import type { S3Settings } from '../../src/config';
 
 const run = promisify(execFile);
 
-/** Starts/stops a throw-away OpenStack Swift + s3api server (see the script's header). */
-export const SWIFT_S3_SCRIPT = path.join(__dirname, 's3-server', 'start-swift-s3.sh');
+/**
+ * Starts/stops a throw-away OpenStack Swift + s3api server (see the script's header). Found from
+ * the sources (jest) and from the compiled copy in dist/ (the bench), which has no shell scripts.
+ */
+export const SWIFT_S3_SCRIPT = [
+  path.join(__dirname, 's3-server', 'start-swift-s3.sh'),
+  path.resolve(__dirname, '../../../test/support/s3-server/start-swift-s3.sh'),
+].find((file) => fs.existsSync(file))!;
 const PYTHON = process.env.SWIFT_S3_PYTHON ?? '/usr/bin/python3';
 
 /** Environment variables through which global-setup.ts hands the shared server to test files. */

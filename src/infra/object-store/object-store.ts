@@ -6,19 +6,37 @@ export interface StoredObject {
   contentType: string | undefined;
 }
 
+export interface PutOptions {
+  contentType: string;
+  /**
+   * The body's exact length, when the caller knows it. A body of any other length is refused
+   * and nothing is stored. Lets the S3 driver stream the body in one request instead of parts.
+   */
+  size?: number;
+  /**
+   * The base64 MD5 the body should have, when the caller knows it. Drivers that send the bytes
+   * over a network hand it to the server, which refuses a body that differs
+   * (ObjectDigestMismatchError, nothing stored). The filesystem driver ignores it, so callers
+   * verify digests themselves.
+   */
+  md5?: string;
+}
+
 /**
  * Bytes by key. Keys are `/`-separated paths chosen by the domains; drivers never interpret
  * them beyond prefixes. `put` stores all of the stream or nothing: a failed or aborted stream
- * leaves no object behind.
+ * leaves no object behind. An object `put` has resolved for survives a crash.
  */
 export interface ObjectStore {
   readonly kind: 'filesystem' | 's3';
-  put(key: string, body: Readable, options: { contentType: string }): Promise<StoredObject>;
+  put(key: string, body: Readable, options: PutOptions): Promise<StoredObject>;
   /** The object's bytes; rejects with ObjectNotFoundError when the key is absent. */
   get(key: string): Promise<Readable>;
   stat(key: string): Promise<StoredObject | null>;
   /** Removes the object; removing a missing key is not an error. */
   delete(key: string): Promise<void>;
+  /** Removes these objects (in as few requests as the store allows); missing keys are no error. */
+  deleteMany(keys: readonly string[]): Promise<void>;
   deletePrefix(prefix: string): Promise<void>;
   list(prefix: string): AsyncIterable<string>;
   /** Resolves when the store is reachable and writable enough to serve requests. */
@@ -37,5 +55,21 @@ export class ObjectStoreUnavailableError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'ObjectStoreUnavailableError';
+  }
+}
+
+/** The body did not have the MD5 the caller announced (PutOptions.md5); nothing was stored. */
+export class ObjectDigestMismatchError extends Error {
+  constructor(readonly key: string) {
+    super(`the body of ${key} does not have the announced MD5`);
+    this.name = 'ObjectDigestMismatchError';
+  }
+}
+
+/** The body was longer or shorter than PutOptions.size; nothing was stored. */
+export class ObjectSizeMismatchError extends Error {
+  constructor(key: string, declared: number, actual: string) {
+    super(`the body of ${key} has ${actual} bytes, not the announced ${declared}`);
+    this.name = 'ObjectSizeMismatchError';
   }
 }

@@ -5,10 +5,21 @@ import { Readable } from 'node:stream';
 import { Client } from 'minio';
 import type { S3Settings } from '../../config';
 import { checkObjectKey } from './filesystem-store';
-import { ObjectNotFoundError, ObjectStoreUnavailableError, type ObjectStore, type StoredObject } from './object-store';
+import {
+  ObjectDigestMismatchError,
+  ObjectNotFoundError,
+  ObjectSizeMismatchError,
+  ObjectStoreUnavailableError,
+  type ObjectStore,
+  type PutOptions,
+  type StoredObject,
+} from './object-store';
+import { connectDeadline, StoreSideError, streamedPut, type StreamedPutTarget } from './s3-streamed-put';
 
-/** Size of each multipart part, and the largest object sent in a single PUT. */
+/** Size of each multipart part, and the largest body of unknown size sent in a single PUT. */
 export const S3_PART_SIZE = 8 * 1024 * 1024;
+/** S3's largest single PUT: a body of known size up to this is streamed in one request. */
+const SINGLE_PUT_LIMIT = 5 * 1024 ** 3;
 
 export interface S3StoreOptions {
   /** Longest wait for a TCP connection to the endpoint (default 3 s). */
@@ -84,7 +95,7 @@ export function createMinioClient(settings: S3Settings, options: S3StoreOptions 
   return buildClient(settings, options).client;
 }
 
-function buildClient(settings: S3Settings, options: S3StoreOptions): { client: Client; agent: http.Agent } {
+function buildClient(settings: S3Settings, options: S3StoreOptions): { client: Client; target: StreamedPutTarget } {
   const { connectTimeoutMs, idleTimeoutMs, partSize } = { ...DEFAULTS, ...options };
   const url = new URL(settings.endpoint);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
@@ -98,9 +109,11 @@ function buildClient(settings: S3Settings, options: S3StoreOptions): { client: C
   // Free sockets are closed after 4 s: below any server's keep-alive timeout, so a request never
   // goes out on a socket the server is closing at the same moment.
   const agent = new transport.Agent({ keepAlive: true, timeout: 4_000, maxSockets: 32 });
+  const hostname = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  const port = url.port ? Number(url.port) : useSSL ? 443 : 80;
   const client = new Client({
-    endPoint: url.hostname.replace(/^\[(.*)\]$/, '$1'),
-    port: url.port ? Number(url.port) : useSSL ? 443 : 80,
+    endPoint: hostname,
+    port,
     useSSL,
     accessKey: settings.accessKey,
     secretKey: settings.secretKey,
@@ -112,7 +125,21 @@ function buildClient(settings: S3Settings, options: S3StoreOptions): { client: C
     // Retrying is the caller's decision; minio's retry would also double the time to fail.
     retryOptions: { disableRetry: true },
   });
-  return { client, agent };
+  const target: StreamedPutTarget = {
+    protocol: useSSL ? 'https:' : 'http:',
+    transport,
+    agent,
+    hostname,
+    port,
+    hostHeader: url.host,
+    bucket: settings.bucket,
+    accessKey: settings.accessKey,
+    secretKey: settings.secretKey,
+    region: settings.region,
+    connectTimeoutMs,
+    idleTimeoutMs,
+  };
+  return { client, target };
 }
 
 /** Statuses minio 8 "retries" (and with retries disabled, throws away unread, leaking the socket). */
@@ -157,13 +184,7 @@ function timedTransport(transport: typeof http | typeof https, connectMs: number
       });
     });
     req.on('timeout', () => req.destroy(timeoutError(`no answer within ${idleMs} ms`)));
-    req.once('socket', (socket) => {
-      if (!socket.connecting) return;
-      const timer = setTimeout(() => req.destroy(timeoutError(`could not connect within ${connectMs} ms`)), connectMs);
-      const clear = () => clearTimeout(timer);
-      socket.once('connect', clear);
-      req.once('close', clear);
-    });
+    connectDeadline(req, connectMs);
     return req;
   };
   return { request } as unknown as Pick<typeof http, 'request'>;
@@ -192,7 +213,7 @@ export class S3Store implements ObjectStore {
   readonly endpoint: string;
   readonly bucket: string;
   private readonly client: Client;
-  private readonly agent: http.Agent;
+  private readonly target: StreamedPutTarget;
   private readonly region: string;
   private readonly idleTimeoutMs: number;
   private readonly partSize: number;
@@ -214,7 +235,7 @@ export class S3Store implements ObjectStore {
       );
     }
     this.idleTimeoutMs = options.idleTimeoutMs ?? DEFAULTS.idleTimeoutMs;
-    ({ client: this.client, agent: this.agent } = buildClient(settings, options));
+    ({ client: this.client, target: this.target } = buildClient(settings, options));
   }
 
   /** Creates the bucket if it does not exist yet; once per store (again after a failure). */
@@ -242,9 +263,31 @@ export class S3Store implements ObjectStore {
     }
   }
 
-  async put(key: string, body: Readable, { contentType }: { contentType: string }): Promise<StoredObject> {
+  async put(key: string, body: Readable, { contentType, size, md5 }: PutOptions): Promise<StoredObject> {
     checkObjectKey(key);
     await this.ensureBucket();
+    // One streamed request when the size is known and the bytes are protected in transit: by
+    // the signed Content-MD5 the server checks, or by TLS. Otherwise signed parts, one at a time.
+    const protectedInTransit = md5 !== undefined || this.target.protocol === 'https:';
+    if (size !== undefined && size <= SINGLE_PUT_LIMIT && protectedInTransit) {
+      try {
+        await streamedPut(this.target, key, body, { contentType, size, md5 });
+      } catch (error) {
+        if (!(error instanceof StoreSideError)) throw error;
+        throw error.code === 'BadDigest' ? new ObjectDigestMismatchError(key) : this.failure(`put ${key}`, error);
+      }
+      return { size, contentType };
+    }
+    return this.putInParts(key, body, contentType, size);
+  }
+
+  /** The body in `partSize` parts, each signed (payload SHA-256) and sent before the next is read. */
+  private async putInParts(
+    key: string,
+    body: Readable,
+    contentType: string,
+    declaredSize: number | undefined,
+  ): Promise<StoredObject> {
     const headers = { 'Content-Type': contentType };
     const parts: { part: number; etag: string }[] = [];
     let uploadId: string | undefined;
@@ -285,6 +328,9 @@ export class S3Store implements ObjectStore {
           filled += taken;
           bytes = bytes.subarray(taken);
         }
+      }
+      if (declaredSize !== undefined && size !== declaredSize) {
+        throw new ObjectSizeMismatchError(key, declaredSize, String(size));
       }
       if (!part) {
         const whole = Buffer.concat(head, filled);
@@ -401,26 +447,34 @@ export class S3Store implements ObjectStore {
     }
   }
 
-  /** Lists and removes page by page: one multi-object DELETE per page of (up to 1000) keys. */
+  /** One multi-object DELETE per page of (up to 1000) keys. */
+  async deleteMany(keys: readonly string[]): Promise<void> {
+    for (const key of keys) checkObjectKey(key);
+    if (!keys.length) return;
+    await this.ensureBucket();
+    for (let start = 0; start < keys.length; start += this.pageSize) {
+      await this.deletePage(keys.slice(start, start + this.pageSize), `${keys.length} objects`);
+    }
+  }
+
+  /** Lists and removes page by page. */
   async deletePrefix(prefix: string): Promise<void> {
     await this.ensureBucket();
-    for await (const keys of this.pages(prefix)) {
-      const results = await this.call(`delete objects under ${prefix}`, () =>
-        this.client.removeObjects(this.bucket, keys),
-      );
-      // minio returns the <Error> elements of the answer (typed as wrapped in { Error })
-      const failed = (results as unknown[])
-        .map((result) => ((result as { Error?: DeleteError })?.Error ?? result) as DeleteError | null)
-        .filter((error): error is DeleteError => !!error?.Code && !MISSING_CODES.has(error.Code));
-      if (failed.length) {
-        const sample = failed
-          .slice(0, 3)
-          .map((error) => `${error.Key}: ${error.Code} ${error.Message ?? ''}`.trim())
-          .join('; ');
-        throw new ObjectStoreUnavailableError(
-          `${this.where} did not delete ${failed.length} object(s) under ${JSON.stringify(prefix)}: ${sample}`,
-        );
-      }
+    for await (const keys of this.pages(prefix)) await this.deletePage(keys, `objects under ${JSON.stringify(prefix)}`);
+  }
+
+  private async deletePage(keys: string[], what: string): Promise<void> {
+    const results = await this.call(`delete ${what}`, () => this.client.removeObjects(this.bucket, keys));
+    // minio returns the <Error> elements of the answer (typed as wrapped in { Error })
+    const failed = (results as unknown[])
+      .map((result) => ((result as { Error?: DeleteError })?.Error ?? result) as DeleteError | null)
+      .filter((error): error is DeleteError => !!error?.Code && !MISSING_CODES.has(error.Code));
+    if (failed.length) {
+      const sample = failed
+        .slice(0, 3)
+        .map((error) => `${error.Key}: ${error.Code} ${error.Message ?? ''}`.trim())
+        .join('; ');
+      throw new ObjectStoreUnavailableError(`${this.where} did not delete ${failed.length} of ${what}: ${sample}`);
     }
   }
 
@@ -452,7 +506,7 @@ export class S3Store implements ObjectStore {
 
   /** Closes idle keep-alive connections (they never keep the process alive anyway). */
   close(): void {
-    this.agent.destroy();
+    this.target.agent.destroy();
   }
 
   private get where(): string {

@@ -24,3 +24,29 @@ export function compact(object: Record<string, unknown>): Record<string, unknown
     ),
   );
 }
+
+const JSON_TYPES = {
+  string: { name: 'a string', test: (value: unknown) => typeof value === 'string' },
+  boolean: { name: 'a boolean', test: (value: unknown) => typeof value === 'boolean' },
+  strings: {
+    name: 'a list of strings',
+    test: (value: unknown) => Array.isArray(value) && value.every((item) => typeof item === 'string'),
+  },
+};
+
+export type JsonType = keyof typeof JSON_TYPES;
+
+/**
+ * Each named field, when present and not null, must have its JSON type. GraphQL input coercion
+ * would otherwise accept a lone value for a list (`"emails": "a@b.org"` becomes a one-item list)
+ * where the legacy API answers 400. Null is left to the operation: "unchanged" where the field
+ * is optional, a refusal naming it where it is required.
+ */
+export function withTypes(object: Record<string, unknown>, types: Record<string, JsonType>): Record<string, unknown> {
+  for (const [field, type] of Object.entries(types)) {
+    const value = object[field];
+    if (value != null && !JSON_TYPES[type].test(value))
+      throw invalid(`"${field}" must be ${JSON_TYPES[type].name}`, field);
+  }
+  return object;
+}

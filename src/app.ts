@@ -12,13 +12,14 @@ import { buildIsletSchema } from './graphql/schema';
 import { createServices } from './services';
 import { asAppError } from './infra/failures';
 import { realmRoutes } from './auth/endpoints';
-import { graphqlHttpHandler } from './graphql/http';
+import { asksOnlyFor, graphqlHttpHandler } from './graphql/http';
+import { CREDENTIAL_FREE_MUTATIONS } from './auth/sessions.resolver';
 import { createApolloServer } from './graphql/server';
 import { authenticate } from './http/authenticate';
 import { apiCors } from './http/cors';
 import { healthRouter } from './http/health';
 import { jsonBody } from './http/json-body';
-import { requestContext } from './http/request-context';
+import { requestContext, requestedPath } from './http/request-context';
 import type { Orm } from './infra/database/orm';
 import type { Logger } from './infra/logger';
 import type { ObjectStore } from './infra/object-store/object-store';
@@ -76,7 +77,10 @@ export async function createApp({
   const multipart = graphqlMultipart(graphqlError);
   const graphqlJson = jsonBody(graphqlError);
   const graphqlBody: RequestHandler = (req, res, next) => (isMultipart(req) ? multipart : graphqlJson)(req, res, next);
-  app.use('/graphql', apiCors, graphqlBody, authenticate(authenticator, orm, logger, graphqlError));
+  const graphqlAuth = authenticate(authenticator, orm, logger, graphqlError, {
+    lenient: asksOnlyFor(CREDENTIAL_FREE_MUTATIONS),
+  });
+  app.use('/graphql', apiCors, graphqlBody, graphqlAuth);
   app.use('/graphql', graphqlHttpHandler(apollo));
 
   const restError = (error: AppError, res: Response) => sendAppError(res, error);
@@ -96,7 +100,7 @@ export async function createApp({
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const appError = asAppError(error);
     if (appError && !res.headersSent) return sendAppError(res, appError);
-    logger.error({ err: error, method: req.method, path: req.path }, 'request failed');
+    logger.error({ err: error, method: req.method, path: requestedPath(req) }, 'request failed');
     if (!res.headersSent) res.status(500).json(errorBody(500, 'Internal server error'));
   });
 

@@ -1,26 +1,39 @@
 import 'reflect-metadata';
-import { ConfigError, loadConfig } from './config';
+import path from 'node:path';
+import { ConfigError, loadConfig, type Config } from './config';
 import { createLogger } from './infra/logger';
 import { DEV_CLIENT_ID } from './auth/oidc/clients';
-import { startService } from './service';
+import { startService, type RunningService } from './service';
+
+/**
+ * What an operator needs at start: where the service listens and the development client.
+ * Generated secrets are shown once, on the start that generated them; later starts say where
+ * they are kept, so logs collected from every start do not carry them.
+ */
+export function startupBanner(config: Config, service: Pick<RunningService, 'url' | 'database' | 'secrets'>): string[] {
+  const { url, database, secrets } = service;
+  const kept = path.join(config.dataDir, 'secrets.json');
+  const lines = [`Islet listening on ${url} (GraphQL at ${url}/graphql, database: ${database.source})`];
+  if (secrets.devClientSecret) {
+    const secret = secrets.generated.includes('devClientSecret')
+      ? `client_secret=${secrets.devClientSecret} (generated now, kept in ${kept})`
+      : config.devClientSecret
+        ? 'client_secret from DEV_CLIENT_SECRET'
+        : `client_secret kept in ${kept}`;
+    lines.push(`Development client in every realm: client_id=${DEV_CLIENT_ID} ${secret}`);
+  }
+  if (secrets.generated.includes('serverSecret')) {
+    lines.push(`Generated SERVER_SECRET (kept in ${kept}): ${secrets.serverSecret}`);
+  }
+  return lines;
+}
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel, { buffered: true });
   const service = await startService(config, logger);
   logger.info({ url: service.url, database: service.database.source }, 'islet is listening');
-  const lines = [
-    `Islet listening on ${service.url} (GraphQL at ${service.url}/graphql, database: ${service.database.source})`,
-  ];
-  if (service.secrets.devClientSecret) {
-    lines.push(
-      `Development client in every realm: client_id=${DEV_CLIENT_ID} client_secret=${service.secrets.devClientSecret}`,
-    );
-  }
-  if (service.secrets.generated.includes('serverSecret')) {
-    lines.push(`Generated SERVER_SECRET (kept in ${config.dataDir}/secrets.json): ${service.secrets.serverSecret}`);
-  }
-  process.stdout.write(`${lines.join('\n')}\n`);
+  process.stdout.write(`${startupBanner(config, service).join('\n')}\n`);
 
   const stop = (signal: string) => {
     logger.info({ signal }, 'shutting down');
@@ -36,9 +49,12 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => stop('SIGINT'));
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(
-    `${error instanceof ConfigError ? `configuration error: ${error.message}` : ((error as Error)?.stack ?? error)}\n`,
-  );
-  process.exit(1);
-});
+// Started as a program; imported (by tests, for the banner) it starts nothing.
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    process.stderr.write(
+      `${error instanceof ConfigError ? `configuration error: ${error.message}` : ((error as Error)?.stack ?? error)}\n`,
+    );
+    process.exit(1);
+  });
+}

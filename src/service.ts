@@ -66,8 +66,12 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     closing ??= (async () => {
       const drained = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
+      // A keep-alive connection whose last request ends during shutdown turns idle only then:
+      // close those as they come, or shutdown would wait for each client to hang up.
+      const idle = setInterval(() => server.closeIdleConnections(), 100);
       const deadline = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs).unref();
       await drained;
+      clearInterval(idle);
       clearTimeout(deadline);
       await app.close();
       await orm.close();

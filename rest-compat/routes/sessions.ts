@@ -1,10 +1,17 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { invalid } from '../../src/kernel/errors';
-import { jsonObject } from '../body';
+import { jsonObject, withTypes, type JsonType } from '../body';
 import type { RestReply, RestRoute } from '../route';
 import { legacyUser, USER_FIELDS } from './users';
 
 const TOKEN_HEADER = 'X-Tidepool-Session-Token';
+
+const SIGN_UP_TYPES: Record<string, JsonType> = {
+  username: 'string',
+  emails: 'strings',
+  password: 'string',
+  roles: 'strings',
+};
 
 /** `Authorization: Basic base64(login:password)`, as Tidepool's login expects. */
 function basicCredentials(headers: IncomingHttpHeaders): { username: string; password: string } {
@@ -39,7 +46,7 @@ export const sessionRoutes: RestRoute[] = [
     method: 'post',
     path: '/auth/user',
     document: `mutation ($input: SignUpInput!) { signUp(input: $input) { token user { ${USER_FIELDS} } } }`,
-    variables: ({ body }) => ({ input: jsonObject(body) }),
+    variables: ({ body }) => ({ input: withTypes(jsonObject(body), SIGN_UP_TYPES) }),
     respond: withToken('signUp', (session) => legacyUser(session.user)),
     status: 201,
     lenientCredentials: true,

@@ -1,5 +1,5 @@
 import { invalid } from '../../src/kernel/errors';
-import { compact, jsonObject, optionalJsonObject, without } from '../body';
+import { compact, jsonObject, optionalJsonObject, without, withTypes, type JsonType } from '../body';
 import type { RestRequest, RestRoute } from '../route';
 
 export const USER_FIELDS =
@@ -22,20 +22,33 @@ const READ_ONLY_FIELDS = [
   'passwordExists',
 ];
 
+const UPDATE_TYPES: Record<string, JsonType> = {
+  username: 'string',
+  emails: 'strings',
+  password: 'string',
+  termsAccepted: 'string',
+  roles: 'strings',
+  emailVerified: 'boolean',
+};
+
+const CUSTODIAL_TYPES: Record<string, JsonType> = { username: 'string', emails: 'strings' };
+
 /**
  * Update bodies come wrapped (`{"updates": {...}}`, what Tidepool clients send) or flat (the
  * specification's form, where emailVerified is required).
  */
 export function updateInput({ body }: RestRequest): Record<string, unknown> {
   const object = jsonObject(body);
-  if ('updates' in object) return without(jsonObject(object.updates, 'updates'), READ_ONLY_FIELDS);
+  if ('updates' in object)
+    return withTypes(without(jsonObject(object.updates, 'updates'), READ_ONLY_FIELDS), UPDATE_TYPES);
   if (!('emailVerified' in object)) {
     throw invalid(
       'emailVerified is required in an update body (or wrap the changes as {"updates": {...}})',
       'emailVerified',
     );
   }
-  return without(object, READ_ONLY_FIELDS);
+  if (typeof object.emailVerified !== 'boolean') throw invalid('"emailVerified" must be a boolean', 'emailVerified');
+  return withTypes(without(object, READ_ONLY_FIELDS), UPDATE_TYPES);
 }
 
 const asUser = (field: string) => (data: Record<string, unknown>) => legacyUser(data[field]);
@@ -76,7 +89,10 @@ export const userRoutes: RestRoute[] = [
     method: 'post',
     path: '/auth/user/:userId/user',
     document: `mutation ($custodian: ID!, $input: CustodialUserInput!) { createCustodialUser(custodianId: $custodian, input: $input) { ${USER_FIELDS} } }`,
-    variables: ({ params, body }) => ({ custodian: params.userId, input: optionalJsonObject(body) }),
+    variables: ({ params, body }) => ({
+      custodian: params.userId,
+      input: withTypes(optionalJsonObject(body), CUSTODIAL_TYPES),
+    }),
     respond: asUser('createCustodialUser'),
     status: 201,
   },

@@ -9,6 +9,12 @@ function payload(session: Session, user: User | null): SessionPayload {
   return Object.assign(new SessionPayload(), { token, expiresAt, isServer, userid, user });
 }
 
+/**
+ * Mutations that do not act as the caller: /graphql runs them anonymously when the request's
+ * token is unusable, as the REST routes marked `lenientCredentials` do.
+ */
+export const CREDENTIAL_FREE_MUTATIONS: ReadonlySet<string> = new Set(['signUp', 'logIn', 'serverLogIn', 'logOut']);
+
 @Resolver()
 export class SessionsResolver {
   constructor(private readonly sessions: SessionsService) {}

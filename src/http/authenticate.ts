@@ -8,15 +8,16 @@ import { LoaderRegistry, type Scope } from '../kernel/scope';
 
 /**
  * Builds the request's Scope (own unit of work, own loaders) and its Principal. A token that is
- * present but unusable is refused here, in the transport's own error format (or, for `lenient`
- * operations such as logout, treated as no token at all).
+ * present but unusable is refused here, in the transport's own error format, or, for `lenient`
+ * operations that do not act as the caller (sign-up, logins, logout), treated as no token at all.
+ * `lenient` may be a test of the request, asked only once a token has failed.
  */
 export function authenticate(
   authenticator: Authenticator,
   orm: Orm,
   logger: Logger,
   onError: (error: AppError, res: Response) => void,
-  { lenient = false }: { lenient?: boolean } = {},
+  { lenient = false }: { lenient?: boolean | ((req: Request) => boolean) } = {},
 ) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const scope: Scope = {
@@ -31,7 +32,7 @@ export function authenticate(
       scope.principal = await authenticator.principal(req.headers);
     } catch (error) {
       if (!isAppError(error)) return next(error);
-      if (!lenient) return onError(error, res);
+      if (!(typeof lenient === 'function' ? lenient(req) : lenient)) return onError(error, res);
     }
     res.locals.scope = scope;
     next();

@@ -1,35 +1,12 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { AppError } from '../kernel/errors';
+import { bodyError, hasBody } from './body-parsing';
 
 export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
 
 const parse = express.json({ limit: JSON_BODY_LIMIT_BYTES, type: () => true, strict: false });
 
-function hasBody(req: Request): boolean {
-  const length = req.get('content-length');
-  return req.get('transfer-encoding') !== undefined || (length !== undefined && length !== '0');
-}
-
 const isJson = (contentType: string) => /^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(contentType);
-
-/** body-parser's failures as AppErrors, so each transport answers them in its own format. */
-export function bodyError(error: unknown): AppError | undefined {
-  const failure = error as { type?: string; message?: string; limit?: number };
-  switch (failure?.type) {
-    case 'entity.parse.failed':
-      return new AppError('INVALID', `Malformed JSON body: ${failure.message}`);
-    case 'entity.too.large':
-      return new AppError('TOO_LARGE', `JSON body is larger than the limit of ${JSON_BODY_LIMIT_BYTES} bytes`);
-    case 'encoding.unsupported':
-    case 'charset.unsupported':
-      return new AppError('UNSUPPORTED_MEDIA_TYPE', failure.message ?? 'Unsupported body encoding');
-    case 'request.aborted':
-    case 'request.size.invalid':
-      return new AppError('INVALID', 'The request body was incomplete');
-    default:
-      return undefined;
-  }
-}
 
 /**
  * Parses a JSON body up to 1 MiB. A body with another content type is refused with 415 rather
@@ -48,7 +25,7 @@ export function jsonBody(onError: (error: AppError, res: Response) => void) {
     }
     parse(req, res, (error?: unknown) => {
       if (error === undefined) return next();
-      const appError = bodyError(error);
+      const appError = bodyError(error, 'JSON body');
       if (appError) return onError(appError, res);
       next(error);
     });

@@ -5,9 +5,19 @@ import { requestScope, type Logger } from '../infra/logger';
 const INCOMING_ID = /^[\w.:-]{1,128}$/;
 
 /**
+ * The path as the client sent it, for logs: `req.path` lacks what express mounts stripped (by
+ * the time a response ends, /graphql reads "/"), and the query string may hold secrets.
+ */
+export function requestedPath(req: Request): string {
+  const queryStart = req.originalUrl.indexOf('?');
+  return queryStart === -1 ? req.originalUrl : req.originalUrl.slice(0, queryStart);
+}
+
+/**
  * Gives every request an id (the caller's X-Request-Id when sane), binds it to every log line
- * written while serving the request, and writes one access log line when the response ends. With `exposeStatementCount` the
- * response also says how many SQL statements it cost (X-Sql-Statements), for tests and benchmarks.
+ * written while serving the request, and writes one access log line when the response ends.
+ * With `exposeStatementCount` the response also says how many SQL statements it cost
+ * (X-Sql-Statements), for tests and benchmarks.
  */
 export function requestContext(logger: Logger, exposeStatementCount: boolean) {
   return (req: Request, res: Response, next: NextFunction): void => {
@@ -29,7 +39,7 @@ export function requestContext(logger: Logger, exposeStatementCount: boolean) {
         logger.info(
           {
             method: req.method,
-            path: req.path,
+            path: requestedPath(req),
             status: res.statusCode,
             ms: Math.round(ms * 10) / 10,
             sql: scope.sqlStatements,

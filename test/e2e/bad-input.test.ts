@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { decodeJwt } from 'jose';
-import { passwordGrant, signUp, type TestAccount } from '../support/accounts';
+import { passwordGrant, signUp, uniqueEmail, type TestAccount } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/app';
 import { call, graphql } from '../support/http';
 import { realmSigningKey, signAccessToken, strangerKey } from '../support/tokens';
@@ -75,6 +75,29 @@ describe('malformed bodies', () => {
       expect(reply.body.reason).toMatch(/larger than/);
     }));
 
+  it('answers a body that does not match its Content-Encoding with 400, on REST and on GraphQL', async () =>
+    unchanged(async () => {
+      const headers = { 'content-type': 'application/json', 'content-encoding': 'gzip' };
+      const rest = await call(app.url, '/auth/user', {
+        method: 'PUT',
+        token: alice.token,
+        headers,
+        body: '{"updates":{"termsAccepted":"2020-01-01T00:00:00Z"}}',
+      });
+      expect(rest.status).toBe(400);
+      expect(rest.body).toEqual({ code: 400, reason: expect.stringMatching(/Content-Encoding/), error: 0 });
+      const gql = await call(app.url, '/graphql', {
+        token: alice.token,
+        headers,
+        body: '{"query":"mutation { updateMe(input: {termsAccepted: \\"2020-01-01T00:00:00Z\\"}) { userid } }"}',
+      });
+      expect(gql.status).toBe(400);
+      expect(gql.body.errors[0]).toMatchObject({
+        message: expect.stringMatching(/Content-Encoding/),
+        extensions: { code: 'INVALID' },
+      });
+    }));
+
   it('answers wrong field types with 400 naming the field', async () =>
     unchanged(async () => {
       const reply = await call(app.url, '/auth/user', {
@@ -92,6 +115,145 @@ describe('malformed bodies', () => {
       expect(date.status).toBe(400);
       expect(date.body.reason).toMatch(/termsAccepted/);
     }));
+});
+
+describe('wrong JSON types are refused, never coerced', () => {
+  const email = uniqueEmail('typed');
+  const signUpBody = { username: email, emails: [email], password: 'long-enough-1' };
+
+  it.each([
+    ['emails as a string', { emails: email }, /"emails" must be a list of strings/],
+    ['roles as a string', { roles: 'clinic' }, /"roles" must be a list of strings/],
+    ['emails with a number', { emails: [email, 7] }, /"emails" must be a list of strings/],
+    ['username as a list', { username: [email] }, /"username" must be a string/],
+    ['password as a number', { password: 12345678 }, /"password" must be a string/],
+  ])('at sign-up: %s', async (_case, change, reason) => {
+    const reply = await call(app.url, '/auth/user', { json: { ...signUpBody, ...change } });
+    expect(reply.status).toBe(400);
+    expect(reply.body.reason).toMatch(reason);
+    const login = await call(app.url, '/auth/login', {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from(`${email}:long-enough-1`).toString('base64')}` },
+    });
+    expect(login.status).toBe(401);
+  });
+
+  it.each([
+    ['wrapped emails as a string', { updates: { emails: 'a-new@example.org' } }, /"emails" must be a list/],
+    ['wrapped roles as a string', { updates: { roles: 'clinic' } }, /"roles" must be a list/],
+    ['wrapped username as a number', { updates: { username: 42 } }, /"username" must be a string/],
+    ['flat emails as a string', { emailVerified: false, emails: 'a-new@example.org' }, /"emails" must be a list/],
+    [
+      'flat emailVerified null',
+      { emailVerified: null, termsAccepted: '2020-01-01T00:00:00Z' },
+      /"emailVerified" must be a boolean/,
+    ],
+    [
+      'flat emailVerified as a string',
+      { emailVerified: 'false', termsAccepted: '2020-01-01T00:00:00Z' },
+      /"emailVerified" must be a boolean/,
+    ],
+  ])('on update: %s', async (_case, body, reason) =>
+    unchanged(async () => {
+      const reply = await call(app.url, '/auth/user', { method: 'PUT', token: alice.token, json: body });
+      expect(reply.status).toBe(400);
+      expect(reply.body.reason).toMatch(reason);
+    }),
+  );
+
+  it('when creating a custodial account', async () => {
+    const groups = () => call(app.url, `/access/groups/${alice.userid}`, { token: alice.token });
+    const before = (await groups()).body;
+    const reply = await call(app.url, `/auth/user/${alice.userid}/user`, {
+      token: alice.token,
+      json: { emails: 'kid@example.org' },
+    });
+    expect(reply.status).toBe(400);
+    expect(reply.body.reason).toMatch(/"emails" must be a list of strings/);
+    expect((await groups()).body).toEqual(before);
+  });
+});
+
+describe('bad bodies on /graphql', () => {
+  const post = (headers: Record<string, string>, body: string) =>
+    call(app.url, '/graphql', { token: alice.token, headers, body });
+  const mutation = 'mutation { updateMe(input: {termsAccepted: \\"2020-01-01T00:00:00Z\\"}) { userid } }';
+
+  it('answers malformed JSON with 400', async () =>
+    unchanged(async () => {
+      const reply = await post({ 'content-type': 'application/json' }, `{"query":"${mutation}"`);
+      expect(reply.status).toBe(400);
+      expect(reply.body.errors[0]).toMatchObject({
+        message: expect.stringMatching(/^Malformed JSON body/),
+        extensions: { code: 'INVALID' },
+      });
+    }));
+
+  it('answers a content type other than JSON (or multipart) with 415', async () =>
+    unchanged(async () => {
+      const reply = await post({ 'content-type': 'text/plain' }, `{"query":"${mutation}"}`);
+      expect(reply.status).toBe(415);
+      expect(reply.body.errors[0]).toMatchObject({
+        message: expect.stringMatching(/text\/plain.*application\/json/),
+        extensions: { code: 'UNSUPPORTED_MEDIA_TYPE' },
+      });
+    }));
+
+  it('answers a body over 1 MiB with 413', async () =>
+    unchanged(async () => {
+      const padding = 'a'.repeat(1024 * 1024);
+      const reply = await post(
+        { 'content-type': 'application/json' },
+        `{"query":"${mutation}","variables":{"x":"${padding}"}}`,
+      );
+      expect(reply.status).toBe(413);
+      expect(reply.body.errors[0]).toMatchObject({
+        message: expect.stringMatching(/larger than the limit of 1048576 bytes/),
+        extensions: { code: 'TOO_LARGE' },
+      });
+    }));
+});
+
+describe('bad field values through GraphQL', () => {
+  const signUpMutation = 'mutation ($i: SignUpInput!) { signUp(input: $i) { token } }';
+
+  it.each([
+    ['duplicate emails', (email: string) => ({ emails: [email, email.toUpperCase()] }), /more than once/],
+    ['an unknown role', () => ({ roles: ['superuser'] }), /roles contains "superuser"/],
+  ])('refuses %s at signUp with INVALID and creates no account', async (_case, change, reason) => {
+    const email = uniqueEmail('gqlbad');
+    const input = { username: email, emails: [email], password: 'long-enough-1', ...change(email) };
+    const reply = await graphql(app.url, signUpMutation, { i: input });
+    expect(reply.body.data).toBeNull();
+    expect(reply.body.errors[0]).toMatchObject({
+      message: expect.stringMatching(reason),
+      extensions: { code: 'INVALID', field: expect.any(String) },
+    });
+    const login = await graphql(
+      app.url,
+      'mutation ($u: String!, $p: String!) { logIn(username: $u, password: $p) { token } }',
+      { u: email, p: 'long-enough-1' },
+    );
+    expect(login.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+  });
+
+  it.each([
+    ['duplicate emails', { emails: ['dup@example.org', 'DUP@example.org'] }, /more than once/],
+    ['an unknown role', { roles: ['superuser'] }, /roles contains "superuser"/],
+  ])('refuses %s at updateMe with INVALID and changes nothing', async (_case, input, reason) =>
+    unchanged(async () => {
+      const reply = await graphql(
+        app.url,
+        'mutation ($i: UserUpdateInput!) { updateMe(input: $i) { userid } }',
+        { i: input },
+        alice.token,
+      );
+      expect(reply.body.errors[0]).toMatchObject({
+        message: expect.stringMatching(reason),
+        extensions: { code: 'INVALID' },
+      });
+    }),
+  );
 });
 
 describe('bad field values on update', () => {
@@ -189,6 +351,19 @@ describe('routes', () => {
     const reply = await call(app.url, '/no/such/thing');
     expect(reply.status).toBe(404);
     expect(reply.body).toEqual({ code: 404, reason: 'No route for GET /no/such/thing', error: 0 });
+  });
+
+  it('answers unknown paths under a known realm with the same JSON 404 as an unknown realm', async () => {
+    for (const [method, path] of [
+      ['GET', '/realms/dev1/foo'],
+      ['POST', '/realms/qa1/protocol/openid-connect/nothing'],
+      ['GET', '/realms/dev1/protocol/openid-connect/token'],
+    ]) {
+      const reply = await call(app.url, path, { method });
+      expect(reply.status).toBe(404);
+      expect(reply.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(reply.body).toEqual({ error: 'not_found', error_description: `No route for ${method} ${path}` });
+    }
   });
 
   it('answers an unknown realm with 404 on every realm path', async () => {

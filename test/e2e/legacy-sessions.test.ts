@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { serverToken, signUp, type TestAccount } from '../support/accounts';
+import { serverToken, signUp, uniqueEmail, type TestAccount } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/app';
 import { call } from '../support/http';
 
@@ -128,5 +128,65 @@ describe('POST /auth/serverlogin', () => {
   it('lets only server tokens inspect other tokens', async () => {
     const reply = await call(app.url, `/auth/token/${alice.token}`, { token: alice.token });
     expect(reply.status).toBe(403);
+  });
+});
+
+describe('an unusable token on operations that do not act as the caller', () => {
+  const gql = (token: string, query: string, variables: Record<string, unknown> = {}, operationName?: string) =>
+    call(app.url, '/graphql', { token, json: { query, variables, operationName } });
+
+  it('is treated as no token by GraphQL, as by REST: logOut, signUp and logIn run anonymously', async () => {
+    expect((await call(app.url, '/auth/logout', { method: 'POST', token: 'garbage' })).status).toBe(200);
+    const logOut = await gql('garbage', 'mutation { logOut }');
+    expect(logOut.status).toBe(200);
+    expect(logOut.body).toEqual({ data: { logOut: true } });
+
+    const email = uniqueEmail('lenient');
+    const signUp = await gql('garbage', 'mutation ($i: SignUpInput!) { signUp(input: $i) { user { username } } }', {
+      i: { username: email, emails: [email], password: 'long-enough-1' },
+    });
+    expect(signUp.body).toEqual({ data: { signUp: { user: { username: email } } } });
+    const logIn = await gql(
+      'garbage',
+      'mutation ($u: String!, $p: String!) { logIn(username: $u, password: $p) { token } }',
+      {
+        u: email,
+        p: 'long-enough-1',
+      },
+    );
+    expect(logIn.body.data.logIn.token).toEqual(expect.any(String));
+    const serverLogIn = await gql(
+      'garbage',
+      'mutation ($s: String!) { serverLogIn(name: "tests", secret: $s) { token } }',
+      {
+        s: app.serverSecret,
+      },
+    );
+    expect(serverLogIn.body.data.serverLogIn.token).toEqual(expect.any(String));
+  });
+
+  it('treats the token of an ended session as none at logOut, on both transports', async () => {
+    const login = await call(app.url, '/auth/login', { method: 'POST', headers: basic(alice.email, alice.password) });
+    const ended = login.headers.get('x-tidepool-session-token')!;
+    expect((await call(app.url, '/auth/logout', { method: 'POST', token: ended })).status).toBe(200);
+    expect((await call(app.url, '/auth/logout', { method: 'POST', token: ended })).status).toBe(200);
+    expect((await gql(ended, 'mutation { logOut }')).body).toEqual({ data: { logOut: true } });
+  });
+
+  it('still answers 401 when any root field acts as the caller', async () => {
+    for (const [query, operationName] of [
+      ['{ me { userid } }', undefined],
+      ['mutation { logOut refreshSession { token } }', undefined],
+      ['mutation Out { logOut } query Me { me { userid } }', 'Me'],
+      ['mutation { ...Out } fragment Out on Mutation { logOut }', undefined],
+      ['mutation { logOut', undefined],
+    ]) {
+      const reply = await gql('garbage', query!, {}, operationName);
+      expect(reply.status).toBe(401);
+      expect(reply.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+    }
+    expect((await gql('garbage', 'mutation Out { logOut } query Me { me { userid } }', {}, 'Out')).body).toEqual({
+      data: { logOut: true },
+    });
   });
 });

@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { signUp, type TestAccount } from '../support/accounts';
@@ -163,6 +164,74 @@ describe('the other grants', () => {
     });
     expect(reply.status).toBe(400);
     expect(reply.body.error).toBe('invalid_request');
+  });
+});
+
+describe('form bodies the token endpoints cannot read', () => {
+  const FORM = 'application/x-www-form-urlencoded';
+  const credentials = `client_id=islet-dev&client_secret=${DEV_CLIENT_SECRET}`;
+  const bodies: [string, Record<string, string>, string | Buffer, number, RegExp][] = [
+    ['a 2 MB form', { 'content-type': FORM }, `${credentials}&token=${'a'.repeat(2 * 1024 * 1024)}`, 413, /larger/],
+    ['charset=latin1', { 'content-type': `${FORM}; charset=latin1` }, `${credentials}&token=x`, 400, /latin1/],
+    [
+      'a gzip body that is not gzip',
+      { 'content-type': FORM, 'content-encoding': 'gzip' },
+      `${credentials}&token=x`,
+      400,
+      /Content-Encoding "gzip"/,
+    ],
+    [
+      'a real gzip body (forms are sent uncompressed)',
+      { 'content-type': FORM, 'content-encoding': 'gzip' },
+      gzipSync(`${credentials}&token=x`),
+      400,
+      /Content-Encoding "gzip"/,
+    ],
+  ];
+  const endpoints = ['token', 'userinfo', 'token/introspect', 'revoke'];
+  const cases = endpoints.flatMap((endpoint) => bodies.map((body) => [endpoint, ...body] as const));
+
+  it.each(cases)('%s answers %s with an RFC 6749 error', async (endpoint, _case, headers, body, status, reason) => {
+    const reply = await call(app.url, `/realms/dev1/protocol/openid-connect/${endpoint}`, {
+      method: 'POST',
+      headers,
+      body,
+    });
+    expect(reply.status).toBe(status);
+    expect(reply.body).toEqual({ error: 'invalid_request', error_description: expect.stringMatching(reason) });
+  });
+
+  it.each([
+    ['a form over 16 kB', { 'content-type': FORM }, `username=${'a'.repeat(20_000)}`, 413],
+    ['a gzip body that is not gzip', { 'content-type': FORM, 'content-encoding': 'gzip' }, 'username=a', 400],
+    ['charset=latin1', { 'content-type': `${FORM}; charset=latin1` }, 'username=a', 415],
+  ])('the login page answers %s with a page saying so', async (_case, headers, body, status) => {
+    const reply = await call(app.url, '/realms/dev1/login-actions/some-uid/login', { method: 'POST', headers, body });
+    expect(reply.status).toBe(status);
+    expect(reply.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(reply.text).toMatch(/form/);
+  });
+
+  it('answers a form sent in chunks that grows past the limit with 413', async () => {
+    const chunks = [`${credentials}&token=`, 'a'.repeat(64 * 1024)];
+    const body = new ReadableStream({
+      pull(controller) {
+        const chunk = chunks.shift();
+        if (chunk === undefined) controller.close();
+        else controller.enqueue(new TextEncoder().encode(chunk));
+      },
+    });
+    const reply = await fetch(`${app.url}/realms/dev1/protocol/openid-connect/token/introspect`, {
+      method: 'POST',
+      headers: { 'content-type': FORM },
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    expect(reply.status).toBe(413);
+    expect(await reply.json()).toEqual({
+      error: 'invalid_request',
+      error_description: expect.stringMatching(/larger/),
+    });
   });
 });
 

@@ -122,6 +122,7 @@ describe('refresh_token grant', () => {
       });
     const second = await refresh(first.body.refresh_token);
     expect(second.status).toBe(200);
+    expect(second.body.scope).toBe(first.body.scope);
     expect(second.body.refresh_token).not.toBe(first.body.refresh_token);
     expect((await call(app.url, '/auth/user', { token: second.body.access_token })).status).toBe(200);
 
@@ -150,6 +151,22 @@ describe('client_credentials grant', () => {
     const info = await call(app.url, '/auth/token', { token: reply.body.access_token });
     expect(info.body).toMatchObject({ isserver: true, userid: 'backend' });
     expect((await call(app.url, `/auth/user/${alice.userid}`, { token: reply.body.access_token })).status).toBe(200);
+  });
+
+  it('answers the granted scope, an empty one when none was asked for (spec §2.10)', async () => {
+    const form = { grant_type: 'client_credentials', client_id: 'backend', client_secret: 'backend-secret-0123456789' };
+    const none = await token('dev1', form);
+    expect(none.status).toBe(200);
+    expect(none.body).toEqual({
+      access_token: expect.any(String),
+      expires_in: expect.any(Number),
+      refresh_expires_in: 0,
+      scope: '',
+      token_type: 'Bearer',
+    });
+    const some = await token('dev1', { ...form, scope: 'email profile' });
+    expect(some.body.scope).toBe('email profile');
+    expect(decodeJwt(some.body.access_token).scope).toBe('email profile');
   });
 
   it('gives other clients a token that is not a server token', async () => {

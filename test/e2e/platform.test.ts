@@ -74,8 +74,16 @@ describe('code and schema agree', () => {
   });
 });
 
+/** Connections to the test database other than the one asking. */
+async function otherConnections(): Promise<number> {
+  const [row] = await app.database.query(
+    'select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+  );
+  return row.n;
+}
+
 describe('graceful shutdown', () => {
-  it('finishes a request already in flight, then stops listening', async () => {
+  it('finishes a request already in flight, stops listening and closes the database pool', async () => {
     const alice = await signUp(app);
     const { port } = new URL(app.url);
     const body = JSON.stringify({ updates: { termsAccepted: '2025-05-05T05:05:05Z' } });
@@ -102,12 +110,18 @@ describe('graceful shutdown', () => {
       setTimeout(() => request.end(body.slice(10)), 300);
     });
     await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await otherConnections()).toBeGreaterThan(0);
     const closing = app.service.close();
     const reply = await response;
     await closing;
     expect(reply.status).toBe(200);
     expect(JSON.parse(reply.text).termsAccepted).toBe('2025-05-05T05:05:05.000Z');
     await expect(fetch(`${app.url}/healthz`)).rejects.toThrow();
+    // The pool is closed: the server drops each backend as its socket closes, within moments.
+    for (let waited = 0; (await otherConnections()) > 0 && waited < 2000; waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(await otherConnections()).toBe(0);
     await app.restart();
     expect((await call(app.url, '/healthz')).status).toBe(200);
   });

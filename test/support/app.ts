@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import pino from 'pino';
 import { loadConfig, type Config } from '../../src/config';
-import { createLogger } from '../../src/infra/logger';
+import { createLogger, type Logger } from '../../src/infra/logger';
 import { startService, type RunningService } from '../../src/service';
 import { createTestDatabase, type TestDatabase } from './database';
 
@@ -21,11 +22,26 @@ export interface TestApp {
 export const DEV_CLIENT_SECRET = 'test-dev-client-secret-0123456789';
 export const SERVER_SECRET = 'test-server-secret-0123456789';
 
+export interface TestAppOptions {
+  /** Receives each log line the service writes (set LOG_LEVEL in `env` to see them). */
+  logTo?: (line: string) => void;
+}
+
+/**
+ * The service's own logger (its format, its request-id binding), writing to `logTo` instead of
+ * stdout. createLogger takes no destination, so the line sink pino writes to is swapped.
+ */
+function testLogger(config: Config, { logTo }: TestAppOptions): Logger {
+  const logger = createLogger(config.logLevel);
+  if (logTo) Object.assign(logger, { [pino.symbols.streamSym]: { write: logTo } });
+  return logger;
+}
+
 /**
  * The real service on an ephemeral port against its own fresh database, as `npm start` runs
  * it. `env` overrides settings (e.g. OIDC_CLIENTS_FILE).
  */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const database = await createTestDatabase();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'islet-test-'));
   const settings = {
@@ -40,7 +56,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     ...env,
   };
   let config = loadConfig(settings);
-  let service = await startService(config, createLogger(config.logLevel));
+  let service = await startService(config, testLogger(config, options));
   const app: TestApp = {
     url: service.url,
     config,
@@ -52,7 +68,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
       await service.close();
       // Same public URL (and so the same issuers) as before, as a real restart would have.
       config = loadConfig({ ...settings, PUBLIC_URL: app.url, PORT: String(new URL(app.url).port) });
-      service = await startService(config, createLogger(config.logLevel));
+      service = await startService(config, testLogger(config, options));
       Object.assign(app, { service, config });
     },
     async stop() {

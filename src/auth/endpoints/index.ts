@@ -6,6 +6,7 @@ import type { Services } from '../../services';
 import { InteractionRoutes } from '../interactions/interaction-routes';
 import { messagePage, PAGE_HEADERS } from '../interactions/pages';
 import { realmOf } from '../realms';
+import { formGuard } from './form-body';
 import { TokenEndpoints } from './token-endpoints';
 
 /**
@@ -33,6 +34,7 @@ export function realmRoutes(services: Services, config: Config, logger: Logger):
   router.post(
     '/protocol/openid-connect/token',
     rateLimit(limiter, (req, res) => `${realmOf(res).realm}:${req.ip}`),
+    formGuard,
   );
   router.get('/protocol/openid-connect/auth', requireOpenIdScope);
   router.use(new TokenEndpoints(services.verifier, services.revocations, services.accountDirectory).router());

@@ -6,6 +6,7 @@ import { realmOf, type RealmRuntime } from '../realms';
 import type { SessionRevocations } from '../session-revocations';
 import type { TokenVerifier, VerifiedToken } from '../token-verifier';
 import { authenticateClient } from './client-auth';
+import { formBody } from './form-body';
 import { OAuthError, sendOAuthError } from './oauth-errors';
 
 const JWT_SHAPE = /^[\w-]+\.[\w-]+\.[\w-]+$/;
@@ -31,7 +32,6 @@ export class TokenEndpoints {
 
   router(): express.Router {
     const router = express.Router();
-    const form = express.urlencoded({ extended: false, limit: '64kb' });
     const handle = (action: (req: Request, res: Response, runtime: RealmRuntime) => Promise<void>) => {
       return async (req: Request, res: Response) => {
         const runtime = realmOf(res);
@@ -47,17 +47,17 @@ export class TokenEndpoints {
     };
     router.all(
       '/protocol/openid-connect/userinfo',
-      form,
+      formBody,
       handle((req, res, runtime) => this.userinfo(req, res, runtime)),
     );
     router.post(
       '/protocol/openid-connect/token/introspect',
-      form,
+      formBody,
       handle((req, res, runtime) => this.introspect(req, res, runtime)),
     );
     router.post(
       '/protocol/openid-connect/revoke',
-      form,
+      formBody,
       handle((req, res, runtime) => this.revoke(req, res, runtime)),
     );
     return router;

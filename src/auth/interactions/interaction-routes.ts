@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { bodyError } from '../../http/body-parsing';
 import type { Logger } from '../../infra/logger';
 import type { BrokerLogin } from '../brokering/broker-login';
 import type { BrokerService } from '../brokering/broker.service';
@@ -17,6 +18,22 @@ const NOTICES: Record<string, string> = {
   'broker-no-email': 'The other provider did not share an email address, so no account could be created.',
 };
 
+const parseForm = express.urlencoded({ extended: false, limit: '16kb' });
+
+/** The login and consent forms; one that cannot be read gets a page saying why, never a 500. */
+function form(req: Request, res: Response, next: NextFunction): void {
+  parseForm(req, res, (error?: unknown) => {
+    if (error === undefined) return next();
+    const failure = bodyError(error, 'form');
+    if (!failure) return next(error);
+    const status = failure.code === 'TOO_LARGE' ? 413 : failure.code === 'UNSUPPORTED_MEDIA_TYPE' ? 415 : 400;
+    res
+      .status(status)
+      .set(PAGE_HEADERS)
+      .send(messagePage({ realm: realmOf(res).realm, title: 'Invalid request' }, failure.message));
+  });
+}
+
 /**
  * The realm's browser pages: login (with brute-force protection and brokered login), consent,
  * and the return from an external provider. Server-rendered, no JavaScript needed.
@@ -32,7 +49,6 @@ export class InteractionRoutes {
 
   router(): express.Router {
     const router = express.Router();
-    const form = express.urlencoded({ extended: false, limit: '16kb' });
     router.get('/resources/islet.css', (_req, res) => {
       res.type('text/css').setHeader('Cache-Control', 'public, max-age=3600').send(STYLESHEET);
     });

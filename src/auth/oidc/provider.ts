@@ -7,6 +7,7 @@ import { verifyClientSecret } from './client-secrets';
 import { CUSTOM_CLIENT_PROPERTIES, allowsLoopbackRedirect, realmRolesOf } from './clients';
 import { SIGNING_ALG, type RealmKeyMaterial } from './keys';
 import { PostgresAdapter } from './postgres-adapter';
+import { jsonNotFound } from './not-found';
 import { shapeTokenResponses } from './token-response';
 import { SUPPORTED_SCOPES } from './scopes';
 import { loadExistingGrant } from './consent';
@@ -181,6 +182,7 @@ export function createRealmProvider(options: RealmProviderOptions): Provider {
   };
   // Behind a TLS-terminating proxy: client addresses for lockouts and Secure cookies.
   provider.proxy = config.trustProxy;
+  provider.use(jsonNotFound(new URL(issuer).pathname));
   provider.use(shapeTokenResponses());
   watchErrors(provider, realm, options.logger);
   return provider;

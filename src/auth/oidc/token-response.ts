@@ -15,7 +15,9 @@ function unknownScopes(ctx: KoaContextWithOIDC): string[] {
 
 /**
  * Token responses as Keycloak shapes them: `refresh_expires_in` beside `expires_in` (0 when no
- * refresh token is issued); RFC 6749's `unauthorized_client` when a client uses a grant it is not
+ * refresh token is issued); always a `scope`, as the specification's §2.10 lists it (an empty
+ * one when nothing was granted, where oidc-provider leaves it out, e.g. client credentials asked
+ * without a scope); RFC 6749's `unauthorized_client` when a client uses a grant it is not
  * allowed (oidc-provider says `invalid_request`); and `invalid_scope` for scopes this realm does
  * not know, which oidc-provider's client-credentials grant would silently drop (the token it
  * already built, an unstored JWT, is never sent).
@@ -39,6 +41,7 @@ export function shapeTokenResponses() {
       const refreshToken = ctx.oidc.entities.RefreshToken as { remainingTTL?: number } | undefined;
       ctx.body = {
         ...body,
+        scope: typeof body.scope === 'string' ? body.scope : '',
         refresh_expires_in: body.refresh_token && refreshToken ? (refreshToken.remainingTTL ?? 0) : 0,
       };
     } else if (body.error === 'invalid_request' && body.error_description === GRANT_NOT_ALLOWED) {

@@ -1,3 +1,4 @@
+import { Migration20261123085644_exact_key_removals } from './Migration20261123085644_exact_key_removals';
 import { Migration20261121130501_blobs_and_device_logs } from './Migration20261121130501_blobs_and_device_logs';
 import { Migration20261121123250_login_protection_and_brokering } from './Migration20261121123250_login_protection_and_brokering';
 import { Migration20261121115256_sharing_and_account_sessions } from './Migration20261121115256_sharing_and_account_sessions';
@@ -18,4 +19,5 @@ export const migrations: { name: string; class: MigrationClass }[] = [
     class: Migration20261121123250_login_protection_and_brokering,
   },
   { name: 'Migration20261121130501_blobs_and_device_logs', class: Migration20261121130501_blobs_and_device_logs },
+  { name: 'Migration20261123085644_exact_key_removals', class: Migration20261123085644_exact_key_removals },
 ];

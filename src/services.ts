@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { accountDirectory, type AccountDirectory } from './auth/accounts';
 import { Authenticator } from './auth/authenticator';
 import { clientsFor } from './auth/oidc/clients';
@@ -70,8 +71,9 @@ export async function createServices({
   const permissions = new PermissionsService(access, (scope, ids) => users.existing(scope, ids));
   const accountsExist = (scope: Scope, ids: readonly string[]) => users.existing(scope, ids);
   const contents = new ContentStore(orm, objectStore, logger, { uploadTimeoutMs: config.uploadTimeoutSeconds * 1000 });
-  const blobs = new BlobsService(access, accountsExist, contents);
-  const deviceLogs = new DeviceLogsService(access, accountsExist, contents);
+  const holdAccount = (tx: EntityManager, userId: string) => users.holdExisting(tx, userId);
+  const blobs = new BlobsService(access, accountsExist, holdAccount, contents);
+  const deviceLogs = new DeviceLogsService(access, accountsExist, holdAccount, contents);
   const lifecycle = new AccountLifecycleService(users, access, (em, custodianId, accountId) =>
     permissions.grantCustodianship(em, custodianId, accountId),
   );
@@ -110,8 +112,9 @@ export async function createServices({
     serverSecret: secrets.serverSecret,
   });
 
-  // Deleting an account: its sessions end first, then each domain removes what it holds.
-  lifecycle.onDelete((_scope, userId) => sessions.endAllSessionsOf(userId));
+  // Deleting an account: its sessions end first, then each domain removes what it holds, in the
+  // transaction that deletes the account.
+  lifecycle.beforeDelete((userId) => sessions.endAllSessionsOf(userId));
   lifecycle.onDelete((scope, userId) => permissions.forgetUser(scope, userId));
   lifecycle.onDelete((scope, userId) => links.forgetUser(scope.em, userId));
   lifecycle.onDelete((scope, userId) => blobs.forgetUser(scope, userId));

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { signUp, type TestAccount } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/app';
-import { md5, MiB, rawRequest, uploadBlob } from '../support/content';
+import { logEntries, md5, MiB, rawRequest, uploadBlob, uploadLog } from '../support/content';
 import { call } from '../support/http';
 import { describeWithS3 } from '../support/describe-with-s3';
 import { startS3Server, type TestS3Server } from '../support/s3-server';
@@ -83,6 +83,76 @@ describe.each(storeDrivers())('consistency on the %s store', (_driver, storeEnv)
       await app.database.setAvailable(true);
     }
     await expectNothingKept(app, user);
+  });
+});
+
+/** Every blob record of `user` has its bytes, and every stored object of theirs has a record. */
+async function expectRecordsMatchBytes(app: TestApp, user: TestAccount): Promise<void> {
+  await eventually(async () => (await rowCount(app, 'pending_objects')) === 0, 'no upload is pending');
+  const records = await app.database.query(`select object_key from blobs where user_id = '${user.userid}'`);
+  expect((await storedKeys(app, `blobs/${user.userid}/`)).sort()).toEqual(
+    records.map((row) => row.object_key as string).sort(),
+  );
+}
+
+describe.each(storeDrivers())('removals racing uploads on the %s store', (_driver, storeEnv) => {
+  let app: TestApp;
+
+  beforeAll(async () => {
+    app = await startTestApp({ ...(await storeEnv()), ...RECOVERY_ENV });
+  });
+  afterAll(async () => {
+    await app?.stop();
+  });
+
+  it('never leaves a record without its bytes when all blobs are deleted during uploads', async () => {
+    const user = await signUp(app, 'racing');
+    const accepted: string[] = [];
+    for (let round = 0; round < 12; round++) {
+      const uploads = Array.from({ length: 5 }, () => uploadBlob(app, user.userid, user.token, randomBytes(200_000)));
+      await new Promise((resolve) => setTimeout(resolve, round * 3));
+      const removal = call(app.url, `/v1/users/${user.userid}/blobs`, { method: 'DELETE', token: user.token });
+      for (const reply of await Promise.all(uploads)) {
+        expect(reply.status).toBe(201);
+        accepted.push(reply.body.id);
+      }
+      expect((await removal).status).toBe(204);
+    }
+    await expectRecordsMatchBytes(app, user);
+    // Whatever survived the removals is whole: an upload that committed after one is not lost.
+    const kept = await app.database.query(`select id from blobs where user_id = '${user.userid}'`);
+    for (const { id } of kept) {
+      expect((await call(app.url, `/v1/blobs/${id}/content`, { token: user.token })).status).toBe(200);
+    }
+  });
+
+  it('never leaves records or bytes of an account deleted during uploads', async () => {
+    const user = await signUp(app, 'leaving');
+    const uploads = [
+      ...Array.from({ length: 6 }, () => uploadBlob(app, user.userid, user.token, randomBytes(300_000))),
+      ...Array.from({ length: 3 }, () =>
+        uploadLog(
+          app,
+          user.userid,
+          user.token,
+          { start: '2024-03-01T10:00:00Z', end: '2024-03-01T11:00:00Z' },
+          logEntries(2_000),
+        ),
+      ),
+    ];
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const deletion = await call(app.url, `/auth/user/${user.userid}`, {
+      method: 'DELETE',
+      token: user.token,
+      json: { password: user.password },
+    });
+    expect(deletion.status).toBe(204);
+    for (const reply of await Promise.all(uploads)) expect([201, 401, 404]).toContain(reply.status);
+    await eventually(async () => (await rowCount(app, 'pending_objects')) === 0, 'no upload is pending');
+    expect(await rowCount(app, `blobs where user_id = '${user.userid}'`)).toBe(0);
+    expect(await rowCount(app, `device_logs where user_id = '${user.userid}'`)).toBe(0);
+    expect(await storedKeys(app, `blobs/${user.userid}/`)).toEqual([]);
+    expect(await storedKeys(app, `device-logs/${user.userid}/`)).toEqual([]);
   });
 });
 

@@ -1,5 +1,7 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Readable } from 'node:stream';
-import type { ContentStore } from '../../infra/content/content-store';
+import type { AfterCommit, ContentStore } from '../../infra/content/content-store';
+import type { HoldAccount } from '../../kernel/accounts';
 import { assertDigestMD5, assertMediaType, type IncomingContent } from '../../kernel/content';
 import { conflict, invalid, notFound, unauthenticated } from '../../kernel/errors';
 import { isAuthenticated } from '../../kernel/principal';
@@ -17,6 +19,8 @@ const MAY_READ: Requirement = ['custodian'];
 
 export const BLOB_ID_PATTERN = /^[0-9a-z]{32}$/;
 export const PAGE_SIZE = { default: 100, max: 1000 };
+/** Records deleted per statement when all of a user's blobs go. */
+const REMOVAL_BATCH = 1000;
 
 export interface NewBlob {
   mediaType?: string;
@@ -51,6 +55,7 @@ export class BlobsService {
   constructor(
     private readonly access: AccessPolicy,
     private readonly accountsExist: AccountsExist,
+    private readonly holdAccount: HoldAccount,
     private readonly contents: ContentStore,
   ) {}
 
@@ -73,6 +78,7 @@ export class BlobsService {
     }
     const objectKey = objectKeyOf(userId, base.id);
     return this.contents.write(scope.em, objectKey, { ...blob.content, mediaType }, digest, async (tx, facts) => {
+      await this.assertOwnerHeld(tx, userId);
       // As Tidepool: the record is finalised once the content is in, which counts as its first update.
       const finished = { ...facts, objectKey, status: 'available', revision: 1, modifiedTime: new Date() };
       const record = tx.create(BlobSchema, { ...base, ...finished });
@@ -94,6 +100,7 @@ export class BlobsService {
     const objectKey = objectKeyOf(blob.userId, id);
     const content = { ...update.content, mediaType };
     const changes = await this.contents.write(scope.em, objectKey, content, digest, async (tx, facts) => {
+      await this.assertOwnerHeld(tx, blob.userId);
       const revision = blob.revision + 1;
       const changes = { ...facts, mediaType, objectKey, status: 'available', revision, modifiedTime: new Date() };
       const changed = await tx.nativeUpdate(BlobSchema, { id, status: 'created', revision: blob.revision }, changes);
@@ -139,27 +146,41 @@ export class BlobsService {
     const blob = await this.readable(scope, id, MAY_READ);
     if (revision !== undefined && blob.revision !== revision)
       throw notFound(`Blob ${id} at revision ${revision} does not exist`);
-    const keys = blob.objectKey ? [blob.objectKey] : [];
-    await this.contents.remove(scope.em, keys, async (tx) => {
+    await this.contents.remove(scope.em, async (tx) => {
       const removed = await tx.nativeDelete(BlobSchema, { id, revision: blob.revision });
       if (removed !== 1) throw notFound(`Blob ${id} was changed or removed meanwhile`);
+      return blob.objectKey ? [blob.objectKey] : [];
     });
   }
 
   async deleteAllOf(scope: Scope, userId: string): Promise<void> {
     assertUserId(userId);
     await this.access.assertAllowed(scope, userId, MAY_READ);
-    await this.forgetUser(scope, userId);
+    await this.contents.remove(scope.em, (tx) => this.unrecordAllOf(tx, userId));
   }
 
-  /** Account deletion: every blob of the user and all its bytes. */
-  async forgetUser(scope: Scope, userId: string): Promise<void> {
-    await this.contents.remove(
-      scope.em,
-      [`blobs/${userId}/`],
-      async (tx) => void (await tx.nativeDelete(BlobSchema, { userId })),
-      { prefix: true },
-    );
+  /** Account deletion, inside its transaction: every blob record now, the bytes once it commits. */
+  async forgetUser(scope: Scope, userId: string): Promise<AfterCommit> {
+    return this.contents.removeWithin(scope.em, await this.unrecordAllOf(scope.em, userId));
+  }
+
+  /** In a record transaction: the owner must still exist, and stays until the record commits. */
+  private async assertOwnerHeld(tx: EntityManager, userId: string): Promise<void> {
+    if (!(await this.holdAccount(tx, userId))) throw notFound(`User ${userId} was deleted; nothing was stored`);
+  }
+
+  /**
+   * Deletes the records of `userId`'s blobs, returning their object keys. Exactly the rows it
+   * read go, so a blob whose upload commits meanwhile keeps its record and its bytes.
+   */
+  private async unrecordAllOf(tx: EntityManager, userId: string): Promise<string[]> {
+    const keys: string[] = [];
+    for (;;) {
+      const batch = await tx.find(BlobSchema, { userId }, { fields: ['id', 'objectKey'], limit: REMOVAL_BATCH });
+      if (!batch.length) return keys;
+      await tx.nativeDelete(BlobSchema, { id: { $in: batch.map((blob) => blob.id) } });
+      for (const blob of batch) if (blob.objectKey) keys.push(blob.objectKey);
+    }
   }
 
   private filter(options: BlobListOptions): BlobFilter {

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
-import type { ContentStore } from '../../infra/content/content-store';
+import type { AfterCommit, ContentStore } from '../../infra/content/content-store';
+import type { HoldAccount } from '../../kernel/accounts';
 import { assertDigestMD5, relay, type IncomingContent } from '../../kernel/content';
 import { invalid, notFound, unauthenticated } from '../../kernel/errors';
 import { hexId } from '../../kernel/ids';
@@ -36,6 +37,7 @@ export class DeviceLogsService {
   constructor(
     private readonly access: AccessPolicy,
     private readonly accountsExist: AccountsExist,
+    private readonly holdAccount: HoldAccount,
     private readonly contents: ContentStore,
   ) {}
 
@@ -54,6 +56,7 @@ export class DeviceLogsService {
     const stream = relay(upload.content.stream, new EntryValidator());
     const content = { ...upload.content, stream, mediaType: DEVICE_LOG_MEDIA_TYPE };
     return this.contents.write(scope.em, objectKey, content, digest, async (tx, facts) => {
+      if (!(await this.holdAccount(tx, userId))) throw notFound(`User ${userId} was deleted; nothing was stored`);
       const record = tx.create(DeviceLogSchema, {
         id,
         userId,
@@ -98,14 +101,15 @@ export class DeviceLogsService {
     return { log, stream: await this.contents.open(log.objectKey) };
   }
 
-  /** Account deletion: every log of the user and all its bytes. */
-  async forgetUser(scope: Scope, userId: string): Promise<void> {
-    await this.contents.remove(
-      scope.em,
-      [`device-logs/${userId}/`],
-      async (tx) => void (await tx.nativeDelete(DeviceLogSchema, { userId })),
-      { prefix: true },
-    );
+  /** Account deletion, inside its transaction: every log record now, the bytes once it commits. */
+  async forgetUser(scope: Scope, userId: string): Promise<AfterCommit> {
+    const keys: string[] = [];
+    for (;;) {
+      const batch = await scope.em.find(DeviceLogSchema, { userId }, { fields: ['id', 'objectKey'], limit: 1000 });
+      if (!batch.length) return this.contents.removeWithin(scope.em, keys);
+      await scope.em.nativeDelete(DeviceLogSchema, { id: { $in: batch.map((log) => log.id) } });
+      keys.push(...batch.map((log) => log.objectKey));
+    }
   }
 
   private async find(scope: Scope, id: string): Promise<DeviceLogRecord> {

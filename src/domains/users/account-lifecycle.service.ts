@@ -17,8 +17,15 @@ export interface CustodialAccount {
 /** Roles every custodial account carries (as Tidepool marks them). */
 export const CUSTODIAL_ROLES = ['custodial_account', 'patient'];
 
-/** Runs while an account is deleted, before its row goes: each domain removes what it holds. */
-export type UserDeletionHook = (scope: Scope, userId: string) => Promise<void>;
+/** What a deletion hook leaves to do once the account's deletion has committed (removing bytes). */
+export type AfterDeletion = () => Promise<void>;
+
+/**
+ * Runs inside the transaction that deletes an account, after its row is gone: each domain
+ * removes what it holds (through `scope.em`, that transaction) and may return a step to run
+ * once the deletion has committed.
+ */
+export type UserDeletionHook = (scope: Scope, userId: string) => Promise<AfterDeletion | void>;
 
 /** Gives the custodian of a new custodial account its permissions (the permissions domain). */
 export type GrantCustodianship = (em: EntityManager, custodianId: string, accountId: string) => Promise<void>;
@@ -26,6 +33,7 @@ export type GrantCustodianship = (em: EntityManager, custodianId: string, accoun
 /** Accounts coming and going: custodial accounts, and deletion with everything attached. */
 export class AccountLifecycleService {
   private readonly deletionHooks: UserDeletionHook[] = [];
+  private readonly preludes: ((userId: string) => Promise<void>)[] = [];
 
   constructor(
     private readonly users: UsersService,
@@ -36,6 +44,15 @@ export class AccountLifecycleService {
   /** Registers what another domain must remove when an account is deleted. */
   onDelete(hook: UserDeletionHook): void {
     this.deletionHooks.push(hook);
+  }
+
+  /**
+   * Registers what must happen before an account's deletion begins (ending its sessions). It
+   * runs outside the deletion's transaction: that transaction may hold back uploads waiting on
+   * the account, each holding a pooled connection, so nothing inside it may need another one.
+   */
+  beforeDelete(prelude: (userId: string) => Promise<void>): void {
+    this.preludes.push(prelude);
   }
 
   /**
@@ -81,8 +98,19 @@ export class AccountLifecycleService {
     } else {
       await this.access.assertAllowed(scope, user.id, ['custodian']);
     }
-    for (const hook of this.deletionHooks) await hook(scope, user.id);
-    await scope.em.nativeDelete(UserSchema, { id: user.id });
+    for (const prelude of this.preludes) await prelude(user.id);
+    // The row goes first: from then on a concurrent upload's record transaction either finished
+    // before (and its record is removed by the hooks below) or finds no account and is undone.
+    const afterCommit = await scope.em.transactional(async (tx) => {
+      await tx.nativeDelete(UserSchema, { id: user.id });
+      const steps: AfterDeletion[] = [];
+      for (const hook of this.deletionHooks) {
+        const step = await hook({ ...scope, em: tx }, user.id);
+        if (step) steps.push(step);
+      }
+      return steps;
+    });
     userLoader(scope).clear(user.id);
+    for (const step of afterCommit) await step();
   }
 }

@@ -1,4 +1,4 @@
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { conflict, forbidden, invalid, notFound, unauthenticated } from '../../kernel/errors';
 import { hexId } from '../../kernel/ids';
@@ -111,6 +111,17 @@ export class UsersService {
     return new Set(
       users.filter((user): user is UserRecord => !!user && !(user instanceof Error)).map((user) => user.id),
     );
+  }
+
+  /**
+   * Inside a transaction that records something an account owns: whether the account still
+   * exists, holding it (FOR SHARE) until that transaction ends. An account deletion running
+   * meanwhile either waits for the record (and then removes it) or has already removed the
+   * account, and this answers false.
+   */
+  async holdExisting(tx: EntityManager, id: string): Promise<boolean> {
+    const rows = await tx.find(UserSchema, { id }, { fields: ['id'], lockMode: LockMode.PESSIMISTIC_READ });
+    return rows.length === 1;
   }
 
   /** Checks a login name (username or any email) and password; null when they do not match. */

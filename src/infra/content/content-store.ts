@@ -13,31 +13,49 @@ import { AppError, invalid, isAppError } from '../../kernel/errors';
 import { asAppError } from '../failures';
 import type { Orm } from '../database/orm';
 import type { Logger } from '../logger';
-import { ObjectNotFoundError, type ObjectStore } from '../object-store/object-store';
-import { PendingObjectSchema } from './pending-object.entity';
+import { ObjectDigestMismatchError, ObjectNotFoundError, type ObjectStore } from '../object-store/object-store';
+import { PendingObjects } from './pending-objects';
 
 export interface ContentStoreOptions {
-  /** The longest an upload may take; also how long a pending object is left alone. */
+  /** The longest an upload may take; its announcement's lease runs a little longer. */
   uploadTimeoutMs: number;
 }
+
+/** Announcements the sweeper settles per round. */
+const SWEEP_BATCH = 500;
 
 /** Infrastructure failures as the AppErrors clients see; anything else unchanged. */
 const asClientError = (error: unknown): unknown =>
   asAppError(error, 'The database is unavailable; nothing was stored') ?? error;
 
+const tookTooLong = (timeoutMs: number) => invalid(`The upload took longer than ${timeoutMs / 1000} s`);
+
+/** What a removal inside someone else's transaction leaves to do once that transaction commits. */
+export type AfterCommit = () => Promise<void>;
+
 /**
  * Bytes in the object store and metadata in PostgreSQL that never disagree. Every write or
  * removal is announced in `pending_objects` before it touches the store and retired in the same
  * transaction that records the metadata, so a crash, a dead dependency or a vanished client at
- * any point leaves a row the sweeper uses to remove whatever bytes have no record.
+ * any point leaves a row the sweeper uses to remove whatever bytes have no record. Removals name
+ * exact keys, never prefixes: an upload racing a removal keeps both its bytes and its record.
  */
 export class ContentStore {
+  private readonly pending = new PendingObjects();
+  /**
+   * Beyond an upload's deadline, time for its record transaction before the sweeper may act;
+   * also how long a removal (or a sweeper's claim) has to delete bytes before another may try.
+   */
+  private readonly leaseMarginMs: number;
+
   constructor(
     private readonly orm: Orm,
     private readonly store: ObjectStore,
     private readonly logger: Logger,
     private readonly options: ContentStoreOptions,
-  ) {}
+  ) {
+    this.leaseMarginMs = Math.min(60_000, options.uploadTimeoutMs / 2);
+  }
 
   /**
    * Streams `content` to `key`, measuring it and checking `expectedDigest`, then runs `record`
@@ -52,57 +70,72 @@ export class ContentStore {
     record: (tx: EntityManager, facts: ContentFacts) => Promise<T>,
   ): Promise<T> {
     if ((content.declaredSize ?? 0) > CONTENT_SIZE_LIMIT) throw tooLarge();
-    await this.announce(em, [key], false, new Date(Date.now() + this.options.uploadTimeoutMs)).catch((error) => {
+    const { uploadTimeoutMs } = this.options;
+    const leaseUntil = new Date(Date.now() + uploadTimeoutMs + this.leaseMarginMs);
+    await this.pending.announce(em, [key], leaseUntil).catch((error) => {
       throw asClientError(error);
     });
     try {
-      const facts = await this.transfer(key, content);
+      const facts = await this.transfer(key, content, expectedDigest);
       if (expectedDigest !== undefined && expectedDigest !== facts.digestMD5)
         throw digestMismatch(expectedDigest, facts.digestMD5);
       return await em.transactional(async (tx) => {
         const result = await record(tx, facts);
-        await tx.nativeDelete(PendingObjectSchema, { key });
+        if (!(await this.pending.retire(tx, key, leaseUntil))) throw tookTooLong(uploadTimeoutMs);
         return result;
       });
     } catch (error) {
-      await this.discard(em, key, false);
+      await this.discard(em, [key], leaseUntil);
       throw asClientError(error);
     }
   }
 
-  private async transfer(key: string, content: IncomingContent): Promise<ContentFacts> {
+  private async transfer(key: string, content: IncomingContent, expectedDigest?: string): Promise<ContentFacts> {
     const meter = relay(content.stream, new ContentMeter());
-    const timer = setTimeout(
-      () => meter.destroy(invalid(`The upload took longer than ${this.options.uploadTimeoutMs / 1000} s`)),
-      this.options.uploadTimeoutMs,
-    );
+    const { uploadTimeoutMs } = this.options;
+    const timer = setTimeout(() => meter.destroy(tookTooLong(uploadTimeoutMs)), uploadTimeoutMs);
     try {
-      await this.store.put(key, meter, { contentType: content.mediaType });
+      await this.store.put(key, meter, {
+        contentType: content.mediaType,
+        size: content.declaredSize,
+        md5: expectedDigest,
+      });
     } catch (error) {
       meter.destroy();
-      throw meter.errored && isAppError(meter.errored) ? meter.errored : error;
+      if (meter.errored && isAppError(meter.errored)) throw meter.errored;
+      // The store checks the digest too; the meter, which saw every byte, names the real one.
+      if (error instanceof ObjectDigestMismatchError)
+        throw digestMismatch(expectedDigest!, meter.digestIfEnded ?? 'of an incomplete body');
+      throw error;
     } finally {
       clearTimeout(timer);
     }
     return meter.facts();
   }
 
-  /** Removes the objects under `keys` after `unrecord` has removed their metadata. */
-  async remove(
-    em: EntityManager,
-    keys: readonly string[],
-    unrecord: (tx: EntityManager) => Promise<void>,
-    { prefix = false }: { prefix?: boolean } = {},
-  ): Promise<void> {
-    await em
+  /** Runs `unrecord` (which removes metadata and returns its object keys), then removes those bytes. */
+  async remove(em: EntityManager, unrecord: (tx: EntityManager) => Promise<readonly string[]>): Promise<void> {
+    const leaseUntil = new Date(Date.now() + this.leaseMarginMs);
+    const keys = await em
       .transactional(async (tx) => {
-        await unrecord(tx);
-        await this.announce(tx, keys, prefix, new Date());
+        const keys = await unrecord(tx);
+        await this.pending.announce(tx, keys, leaseUntil);
+        return keys;
       })
       .catch((error) => {
         throw asClientError(error);
       });
-    for (const key of keys) await this.discard(em, key, prefix);
+    await this.discard(em, keys, leaseUntil);
+  }
+
+  /**
+   * Inside a caller's transaction that has removed the metadata of `keys`: announces their
+   * removal, and returns the step that removes the bytes once that transaction has committed.
+   */
+  async removeWithin(tx: EntityManager, keys: readonly string[]): Promise<AfterCommit> {
+    const leaseUntil = new Date(Date.now() + this.leaseMarginMs);
+    await this.pending.announce(tx, keys, leaseUntil);
+    return () => this.discard(this.orm.em.fork(), keys, leaseUntil);
   }
 
   /** The stored bytes; NOT_FOUND-free by contract: metadata exists, so the bytes must. */
@@ -115,37 +148,34 @@ export class ContentStore {
     }
   }
 
-  /** Finishes every expired pending write or removal; returns how many it settled. */
+  /** Removes the bytes of every announcement whose lease has passed; returns how many it settled. */
   async sweep(): Promise<number> {
     const em = this.orm.em.fork();
-    const expired = await em.find(
-      PendingObjectSchema,
-      { leaseUntil: { $lt: new Date() } },
-      { limit: 500, orderBy: { leaseUntil: 'asc' } },
-    );
-    for (const pending of expired) await this.discard(em, pending.key, pending.isPrefix, pending.leaseUntil);
-    return expired.length;
-  }
-
-  private async announce(em: EntityManager, keys: readonly string[], isPrefix: boolean, leaseUntil: Date) {
-    if (!keys.length) return;
-    await em.upsertMany(
-      PendingObjectSchema,
-      keys.map((key) => ({ key, isPrefix, leaseUntil })),
-    );
+    let settled = 0;
+    for (;;) {
+      const leaseUntil = new Date(Date.now() + this.leaseMarginMs);
+      const keys = await this.pending.claimExpired(em, SWEEP_BATCH, leaseUntil);
+      if (!keys.length) return settled;
+      await this.store.deleteMany(keys);
+      await this.pending.release(em, keys, leaseUntil);
+      settled += keys.length;
+    }
   }
 
   /**
-   * Best effort: deletes the bytes, then the pending row (only if nobody renewed it since).
-   * A failure leaves the row, so the sweeper tries again later.
+   * Best effort: deletes the bytes, then the announcements that are still the caller's. A
+   * failure leaves them, so the sweeper tries again once their lease has passed.
    */
-  private async discard(em: EntityManager, key: string, isPrefix: boolean, leaseUntil?: Date): Promise<void> {
+  private async discard(em: EntityManager, keys: readonly string[], leaseUntil: Date): Promise<void> {
+    if (!keys.length) return;
     try {
-      if (isPrefix) await this.store.deletePrefix(key);
-      else await this.store.delete(key);
-      await em.nativeDelete(PendingObjectSchema, leaseUntil ? { key, leaseUntil } : { key });
+      await this.store.deleteMany(keys);
+      await this.pending.release(em, keys, leaseUntil);
     } catch (error) {
-      this.logger.warn({ err: error, key }, 'could not discard stored content yet; the sweeper will retry');
+      this.logger.warn(
+        { err: error, keys: keys.slice(0, 10) },
+        'could not discard stored content yet; the sweeper will retry',
+      );
     }
   }
 }

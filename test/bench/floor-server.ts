@@ -60,12 +60,20 @@ app.post('/floor/sign', async (_req, res) => {
     .sign(signingKey);
   res.json({ access_token: accessToken, expires_in: 300, token_type: 'Bearer' });
 });
-// The content floor over HTTP: the body through MD5 into the service's own store, and back.
+// The content floor over HTTP: the body through MD5 into the service's own store, and back. It
+// hands the store what the service hands it: the declared length and the client's digest.
 const store = createObjectStore(loadConfig(process.env));
 app.post('/floor/blobs/:name', async (req, res) => {
   const meter = req.pipe(new ContentMeter());
-  await store.put(`bench-http-floor/${req.params.name}`, meter, { contentType: 'application/octet-stream' });
-  res.status(201).json({ digestMD5: meter.facts().digestMD5 });
+  const digest = req.get('digest')?.replace(/^md5=/i, '');
+  await store.put(`bench-http-floor/${req.params.name}`, meter, {
+    contentType: 'application/octet-stream',
+    size: Number(req.get('content-length')),
+    md5: digest,
+  });
+  const { digestMD5 } = meter.facts();
+  if (digest !== undefined && digest !== digestMD5) res.status(400).json({ digestMD5 });
+  else res.status(201).json({ digestMD5 });
 });
 app.get('/floor/blobs/:name', async (req, res) => {
   await pipeline(await store.get(`bench-http-floor/${req.params.name}`), res);

@@ -38,13 +38,24 @@ export interface BenchEnvironment {
   databaseUrl: string;
   /** The service's DATA_DIR (its filesystem object store lives in there). */
   dataDir: string;
+  /** The object-store variables the service and the floor server were given (S3_*), if any. */
+  storeEnv: Record<string, string>;
   close(): Promise<void>;
 }
 
-/** A fresh database, the service (compiled, its own process) and the floor server beside it. */
-export async function startBenchEnvironment(): Promise<BenchEnvironment> {
+/** The filesystem store: S3 variables of the bench's own environment are not passed on. */
+const NO_S3 = { S3_ENDPOINT: '', S3_ACCESS_KEY: '', S3_SECRET_KEY: '', S3_BUCKET: '' };
+
+/**
+ * A fresh database, the service (compiled, its own process) and the floor server beside it.
+ * `storeEnv` picks the object store (S3_* variables); without it, the filesystem store.
+ */
+export async function startBenchEnvironment(
+  storeEnv: Record<string, string> = {},
+  label = 'main',
+): Promise<BenchEnvironment> {
   const { adminUrl } = await testPostgresAdminUrl();
-  const name = `islet_bench_${process.pid}`;
+  const name = `islet_bench_${process.pid}_${label}`;
   await adminQuery(adminUrl, `drop database if exists ${quoteIdent(name)}`);
   await adminQuery(adminUrl, `create database ${quoteIdent(name)}`);
   const databaseUrl = withDatabase(adminUrl, name);
@@ -52,6 +63,7 @@ export async function startBenchEnvironment(): Promise<BenchEnvironment> {
   const dist = path.resolve(__dirname, '../..');
   const clientsFile = path.join(dataDir, 'clients.json');
   fs.writeFileSync(clientsFile, JSON.stringify({ dev1: BENCH_CLIENTS }));
+  const store = { ...NO_S3, ...storeEnv };
   // Measured as deployed: production mode, clients from a file, access logs on.
   const app = await startChild(
     path.join(dist, 'src/main.js'),
@@ -67,6 +79,7 @@ export async function startBenchEnvironment(): Promise<BenchEnvironment> {
       SERVER_SECRET,
       SQL_STATEMENT_HEADER: 'true',
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+      ...store,
     },
     '/healthz',
     serviceNodeFlags(),
@@ -75,12 +88,14 @@ export async function startBenchEnvironment(): Promise<BenchEnvironment> {
     ISLET_URL: publicUrl(app.url),
     DATABASE_URL: databaseUrl,
     DATA_DIR: dataDir,
+    ...store,
   });
   return {
     app,
     floor,
     databaseUrl,
     dataDir,
+    storeEnv: store,
     async close() {
       await Promise.all([app.stop(), floor.stop()]);
       await adminQuery(adminUrl, `drop database if exists ${quoteIdent(name)} with (force)`);

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Upload } from '../src/graphql/upload';
-import { assertDigestMD5 } from '../src/kernel/content';
+import { assertDigestMD5, assertMediaType } from '../src/kernel/content';
 import { AppError, invalid } from '../src/kernel/errors';
 import { parseDateTime } from '../src/kernel/validation';
 import type { RestRequest } from './route';
@@ -66,11 +66,16 @@ export function bodyUpload({ headers, raw }: RestRequest, mediaType: string): Up
   return new Upload(async () => ({ stream: raw, mediaType, declaredSize }));
 }
 
-/** `Content-Type`, optional `Digest` and the body of a blob upload, as the blob mutations take them. */
+/**
+ * `Content-Type`, `Digest` and the body of a blob upload, as the blob mutations take them. The
+ * specification requires the Digest of content; a request without a body has no content (the
+ * blob stays `created`) and may leave it out.
+ */
 export function blobContent(request: RestRequest): { mediaType: string; digest?: string; content: Upload | null } {
-  const mediaType = requiredHeader(request.headers, 'Content-Type');
-  const digest = digestHeader(request.headers, { required: false });
-  return { mediaType, digest, content: bodyUpload(request, mediaType) };
+  const mediaType = assertMediaType(requiredHeader(request.headers, 'Content-Type'), 'Content-Type');
+  const content = bodyUpload(request, mediaType);
+  const digest = digestHeader(request.headers, { required: content !== null });
+  return { mediaType, digest, content };
 }
 
 /** What a download answers with besides its bytes: media type, length and `Digest: MD5=…`. */

@@ -2,7 +2,8 @@ import { pipeline } from 'node:stream/promises';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import { execute, parse, validate, type GraphQLError, type GraphQLSchema } from 'graphql';
 import { asAppError } from '../src/infra/failures';
-import type { AppError } from '../src/kernel/errors';
+import { isAppError, unauthenticated, type AppError } from '../src/kernel/errors';
+import { isAuthenticated } from '../src/kernel/principal';
 import type { Scope } from '../src/kernel/scope';
 import { errorBody, HTTP_STATUS } from './http-errors';
 import type { ContentRoute, RestRequest, RestRoute } from './route';
@@ -26,6 +27,37 @@ function sendExecutionError(res: Response, route: RestRoute, error: GraphQLError
     return;
   }
   throw original ?? error;
+}
+
+/**
+ * The route's variables from the request. Operations that act as their caller refuse a caller
+ * without credentials (401) whatever else is wrong with the request, so input problems of an
+ * anonymous request to them are answered as what they are first: missing credentials.
+ */
+function variablesOf(route: RestRoute, request: RestRequest, scope: Scope): Record<string, unknown> {
+  try {
+    return route.variables?.(request) ?? {};
+  } catch (error) {
+    if (isAppError(error) && !route.lenientCredentials && !isAuthenticated(scope.principal)) throw unauthenticated();
+    throw error;
+  }
+}
+
+/** How long the rest of a refused upload may take to arrive before its connection is cut. */
+const DISCARD_TIMEOUT_MS = 30_000;
+
+/**
+ * After an answer given before the body was read to its end (a refused upload): reads the rest
+ * into nothing, so the client can finish sending, see the answer and reuse the connection.
+ * Left unread, the body would stall the connection and the client's next request with it.
+ */
+function discardUnreadBody(req: Request): void {
+  if (req.complete || req.destroyed) return;
+  req.unpipe();
+  const cut = setTimeout(() => req.socket.destroy(), DISCARD_TIMEOUT_MS).unref();
+  req.once('end', () => clearTimeout(cut));
+  req.once('close', () => clearTimeout(cut));
+  req.resume();
 }
 
 /** What runs before a route's operation: body parsing and authentication, chosen per route. */
@@ -67,6 +99,7 @@ export function restCompatRouter(
     if (problems.length)
       throw new Error(`rest-compat ${route.method.toUpperCase()} ${route.path}: ${problems[0].message}`);
     router[route.method](route.path, ...edgeFor(route), async (req: Request, res: Response) => {
+      if (route.body === 'binary') res.once('finish', () => discardUnreadBody(req));
       const request: RestRequest = {
         params: req.params as Record<string, string>,
         query: req.query,
@@ -75,7 +108,7 @@ export function restCompatRouter(
         raw: req,
       };
       try {
-        const variableValues = route.variables?.(request) ?? {};
+        const variableValues = variablesOf(route, request, scopeOf(res));
         const result = await execute({ schema, document, contextValue: scopeOf(res), variableValues });
         if (result.errors?.length) return sendExecutionError(res, route, result.errors[0]);
         const reply = { header: (name: string, value: string) => res.setHeader(name, value) };

@@ -1,3 +1,4 @@
+import { invalid } from '../../src/kernel/errors';
 import { compact } from '../body';
 import { blobContent, contentHeaders, integerParameter, listParameter } from '../binary';
 import type { ContentRoute, RestRoute } from '../route';
@@ -49,7 +50,11 @@ export const blobRoutes: RestRoute[] = [
     body: 'binary',
     document: `mutation ($id: ID!, $mediaType: String!, $digest: String, $content: Upload!) {
       addBlobContent(id: $id, mediaType: $mediaType, digestMD5: $digest, content: $content) { ${BLOB_FIELDS} } }`,
-    variables: (request) => ({ id: request.params.blobId, ...blobContent(request) }),
+    variables: (request) => {
+      const upload = blobContent(request);
+      if (!upload.content) throw invalid('The request has no body: send the content to add to the blob', 'body');
+      return { id: request.params.blobId, ...upload };
+    },
     respond: (data) => wireBlob(data.addBlobContent),
     status: 200,
   },

@@ -1,9 +1,13 @@
 import { createHash } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
 import { AppError, invalid } from './errors';
+import { truncate } from './validation';
 
 /** Blobs and device logs alike: Tidepool's `SizeMaximum`, 100 MiB per body. */
 export const CONTENT_SIZE_LIMIT = 100 * 1024 * 1024;
+
+/** The base64 MD5 of no bytes at all. */
+export const EMPTY_MD5 = '1B2M2Y8AsgTpgAmY7PhCfg==';
 
 /** A content stream with what the caller says about it, as both transports deliver it. */
 export interface IncomingContent {
@@ -21,9 +25,16 @@ export interface ContentFacts {
 
 const MEDIA_TYPE = /^[\w!#$&^.+-]+\/[\w!#$&^.+-]+(\s*;\s*[\w!#$&^.+-]+=("[^"]*"|[\w!#$&^.+-]+))*$/;
 
+/** The longest media type a record keeps (its column's width). */
+export const MEDIA_TYPE_MAX_LENGTH = 255;
+
 export function assertMediaType(value: string, field = 'mediaType'): string {
-  if (!MEDIA_TYPE.test(value.trim())) throw invalid(`${field} "${value}" is not a media type such as image/png`, field);
-  return value.trim();
+  const trimmed = value.trim();
+  if (trimmed.length > MEDIA_TYPE_MAX_LENGTH)
+    throw invalid(`${field} is longer than ${MEDIA_TYPE_MAX_LENGTH} characters`, field);
+  if (!MEDIA_TYPE.test(trimmed))
+    throw invalid(`${field} "${truncate(value)}" is not a media type such as image/png`, field);
+  return trimmed;
 }
 
 /** The base64 of exactly 16 bytes (24 characters), as `digestMD5` and the Digest header carry it. */

@@ -40,4 +40,23 @@ describe('field rules', () => {
     expect(reason(() => parseDateTime('2024-01-02', 'at'))).toMatch(/not an ISO 8601 date-time/);
     expect(reason(() => parseDateTime('2024-13-45T99:00:00Z', 'at'))).toMatch(/not an ISO 8601 date-time/);
   });
+
+  it('refuses dates and times that do not exist instead of rolling them over', () => {
+    expect(parseDateTime('2024-02-29T23:59:59.999Z', 'at').toISOString()).toBe('2024-02-29T23:59:59.999Z');
+    expect(parseDateTime('2024-12-31T00:00:00-14:00', 'at').toISOString()).toBe('2024-12-31T14:00:00.000Z');
+    for (const impossible of [
+      '2023-02-29T10:00:00Z',
+      '2024-02-30T10:00:00Z',
+      '2024-04-31T10:00:00Z',
+      '2024-00-10T10:00:00Z',
+      '2024-01-00T10:00:00Z',
+      '2024-01-02T24:00:00Z',
+      '2024-01-02T10:60:00Z',
+      '2024-01-02T10:00:60Z',
+      '2024-01-02T10:00:00+24:00',
+      '2024-01-02T10:00:00+01:60',
+    ]) {
+      expect(reason(() => parseDateTime(impossible, 'at'))).toMatch(/not an ISO 8601 date-time/);
+    }
+  });
 });

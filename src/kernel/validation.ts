@@ -42,15 +42,36 @@ export function assertPassword(value: string, field = 'password'): string {
   return value;
 }
 
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|[+-](\d{2}):(\d{2}))$/;
 
-/** ISO 8601 / RFC 3339 date-time with an explicit offset. */
+/** Days in a month of a (proleptic Gregorian) year. */
+const daysIn = (year: number, month: number) => new Date(Date.UTC(year, month, 0)).getUTCDate();
+
+/**
+ * Whether `value` is an ISO 8601 / RFC 3339 date-time with an explicit offset whose every part
+ * exists on the calendar and the clock: February 30th or 24:00 is not one.
+ */
+export function isDateTime(value: string): boolean {
+  const parts = DATE_TIME.exec(value)?.map(Number);
+  return (
+    parts !== undefined &&
+    parts[2] >= 1 &&
+    parts[2] <= 12 &&
+    parts[3] >= 1 &&
+    parts[3] <= daysIn(parts[1], parts[2]) &&
+    parts[4] <= 23 &&
+    parts[5] <= 59 &&
+    parts[6] <= 59 &&
+    (Number.isNaN(parts[9]) || (parts[9] <= 23 && parts[10] <= 59))
+  );
+}
+
+/** The instant of an ISO 8601 date-time (see isDateTime); never rolled over into another day. */
 export function parseDateTime(value: string, field: string): Date {
-  const date = DATE_TIME.test(value) ? new Date(value) : new Date(Number.NaN);
-  if (Number.isNaN(date.getTime())) {
+  if (!isDateTime(value)) {
     throw invalid(`${field} "${truncate(value)}" is not an ISO 8601 date-time such as 2024-01-02T03:04:05Z`, field);
   }
-  return date;
+  return new Date(value);
 }
 
 export function truncate(value: string, max = 64): string {

@@ -3,7 +3,7 @@ import { serverToken, signUp, type TestAccount } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/app';
 import { call, type Reply } from '../support/http';
 import { realmSigningKey, signAccessToken } from '../support/tokens';
-import { uploadBlob, uploadLog } from '../support/content';
+import { md5, uploadBlob, uploadLog } from '../support/content';
 
 const WINDOW = { start: '2024-03-01T00:00:00Z', end: '2024-03-02T00:00:00Z' };
 const WINDOW_QUERY = 'startAtTime=2024-02-01T00:00:00Z&endAtTime=2024-04-01T00:00:00Z';
@@ -260,7 +260,7 @@ const CONTENT_OPERATIONS: Operation[] = [
       call(app.url, `/v1/blobs/${world.emptyBlobId}`, {
         method: 'PUT',
         token,
-        headers: { 'content-type': 'text/plain' },
+        headers: { 'content-type': 'text/plain', digest: `md5=${md5('content')}` },
         body: Buffer.from('content'),
       }),
     expected: uploaders(200),

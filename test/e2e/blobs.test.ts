@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { serverToken, signUp, type TestAccount } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/app';
 import { generatedBody, LIMIT, md5, MiB, rawRequest, uploadBlob } from '../support/content';
+import { eventually } from '../support/eventually';
 import { call } from '../support/http';
 import { storeDrivers } from '../support/store-drivers';
 import { rowCount, storedKeys } from '../support/stored';
@@ -83,7 +84,7 @@ describe.each(storeDrivers())('blobs on the %s store', (_driver, storeEnv) => {
     const again = await call(app.url, blobPath(empty.body.id), {
       method: 'PUT',
       token: owner.token,
-      headers: { 'content-type': 'text/plain' },
+      headers: { 'content-type': 'text/plain', digest: `md5=${md5('more')}` },
       body: 'more',
     });
     expect(again.status).toBe(409);
@@ -146,17 +147,46 @@ describe.each(storeDrivers())('blobs on the %s store', (_driver, storeEnv) => {
     const attempt = (digest: string | undefined) =>
       uploadBlob(app, owner.userid, owner.token, body, digest === undefined ? {} : { digest });
 
-    it('is optional, and its algorithm name is case-insensitive', async () => {
+    it('is required with content, and its algorithm name is case-insensitive', async () => {
       const withoutDigest = await call(app.url, `/v1/users/${owner.userid}/blobs`, {
         method: 'POST',
         token: owner.token,
         headers: { 'content-type': 'application/octet-stream' },
         body,
       });
-      expect(withoutDigest.status).toBe(201);
-      expect(withoutDigest.body.digestMD5).toBe(md5(body));
+      expect(withoutDigest.status).toBe(400);
+      expect(withoutDigest.body.reason).toMatch(/header "Digest" is missing/);
       expect((await attempt(`MD5=${md5(body)}`)).status).toBe(201);
       expect((await attempt(`Md5=${md5(body)}`)).status).toBe(201);
+    });
+
+    it('treats an empty body as no content however it is framed; its digest must be that of nothing', async () => {
+      const user = await signUp(app, 'empty');
+      const create = (headers: Record<string, string>, content?: RequestInit['body']) =>
+        fetch(`${app.url}/v1/users/${user.userid}/blobs`, {
+          method: 'POST',
+          headers: { 'x-tidepool-session-token': user.token, 'content-type': 'text/plain', ...headers },
+          body: content,
+          duplex: 'half',
+        } as RequestInit);
+      const emptyStream = () => new ReadableStream({ start: (controller) => controller.close() });
+      const framings = [
+        await create({}),
+        await create({ digest: `md5=${md5('')}` }),
+        await create({ 'content-length': '0' }, ''),
+        await create({}, emptyStream()),
+        await create({ digest: `md5=${md5('')}` }, emptyStream()),
+      ];
+      for (const reply of framings) {
+        expect(reply.status).toBe(201);
+        expect(await reply.json()).toMatchObject({ status: 'created', revision: 0 });
+      }
+      const wrong = await create({ digest: `md5=${md5('something')}` });
+      expect(wrong.status).toBe(400);
+      expect(((await wrong.json()) as { reason: string }).reason).toMatch(/does not equal calculated digest/);
+      expect(await rowCount(app, `blobs where user_id = '${user.userid}'`)).toBe(framings.length);
+      expect(await storedKeys(app, `blobs/${user.userid}/`)).toEqual([]);
+      await eventually(async () => (await rowCount(app, 'pending_objects')) === 0, 'no upload is pending');
     });
 
     it('refuses malformed values, other algorithms and repeated headers, keeping nothing', async () => {
@@ -211,7 +241,11 @@ describe.each(storeDrivers())('blobs on the %s store', (_driver, storeEnv) => {
       const over = generatedBody(LIMIT + 1);
       const refused = await fetch(`${app.url}/v1/users/${user.userid}/blobs`, {
         method: 'POST',
-        headers: { 'x-tidepool-session-token': user.token, 'content-type': 'application/octet-stream' },
+        headers: {
+          'x-tidepool-session-token': user.token,
+          'content-type': 'application/octet-stream',
+          digest: `md5=${over.digest}`,
+        },
         body: over.stream(),
         duplex: 'half',
       } as RequestInit);
@@ -228,6 +262,7 @@ describe.each(storeDrivers())('blobs on the %s store', (_driver, storeEnv) => {
         [
           ['Content-Type', 'application/octet-stream'],
           ['X-Tidepool-Session-Token', owner.token],
+          ['Digest', `md5=${md5('not what follows')}`],
         ],
         Buffer.alloc(1024),
         { contentLength: LIMIT + 1, pauseAfter: 1024, abort: true },
@@ -259,8 +294,22 @@ describe.each(storeDrivers())('blobs on the %s store', (_driver, storeEnv) => {
     };
     await bad(
       '/v1/users/not-a-user/blobs',
-      { method: 'POST', headers: { 'content-type': 'text/plain' }, body: Buffer.from('x') },
+      { method: 'POST', headers: { 'content-type': 'text/plain', digest: `md5=${md5('x')}` }, body: Buffer.from('x') },
       /userId/,
+    );
+    await bad(
+      `/v1/users/${owner.userid}/blobs`,
+      {
+        method: 'POST',
+        headers: { 'content-type': `application/${'x'.repeat(300)}`, digest: `md5=${md5('x')}` },
+        body: Buffer.from('x'),
+      },
+      /Content-Type is longer than 255 characters/,
+    );
+    await bad(
+      `/v1/blobs/${'a'.repeat(32)}`,
+      { method: 'PUT', headers: { 'content-type': 'text/plain' } },
+      /The request has no body: send the content/,
     );
     await bad(`/v1/users/${owner.userid}/blobs`, { method: 'POST', body: Buffer.from('x') }, /Content-Type.*missing/);
     await bad(

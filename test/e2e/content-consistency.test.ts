@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { signUp, type TestAccount } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/app';
 import { logEntries, md5, MiB, rawRequest, uploadBlob, uploadLog } from '../support/content';
+import { eventually } from '../support/eventually';
 import { call } from '../support/http';
 import { describeWithS3 } from '../support/describe-with-s3';
 import { startS3Server, type TestS3Server } from '../support/s3-server';
@@ -17,14 +18,6 @@ import { rowCount, storedKeys } from '../support/stored';
 
 // Short, so the sweeper settles abandoned uploads within the test (it runs every timeout / 4).
 const RECOVERY_ENV = { UPLOAD_TIMEOUT_SECONDS: '2' };
-
-async function eventually(check: () => Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 async function expectNothingKept(app: TestApp, user: TestAccount): Promise<void> {
   await eventually(async () => (await rowCount(app, 'pending_objects')) === 0, 'no upload is pending');

@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { serverToken, signUp, type TestAccount } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/app';
-import { logEntries, md5, uploadBlob, uploadLog } from '../support/content';
+import { LIMIT, logEntries, md5, rawRequest, uploadBlob, uploadLog } from '../support/content';
 import { call } from '../support/http';
 import { storeDrivers } from '../support/store-drivers';
 import { rowCount, storedKeys } from '../support/stored';
@@ -52,7 +54,7 @@ describe.each(storeDrivers())('device logs on the %s store', (_driver, storeEnv)
     expect(content.headers.get('end-at')).toBe('2024-03-01T11:00:00.000Z');
   });
 
-  it('lists the logs lying wholly inside the window, newest upload first', async () => {
+  it('lists the logs inside the window (start inclusive, end exclusive, as Tidepool), newest upload first', async () => {
     const user = await signUp(app, 'windows');
     const upload = (start: string, end: string) => uploadLog(app, user.userid, user.token, { start, end });
     const morning = await upload('2024-05-01T08:00:00Z', '2024-05-01T09:00:00Z');
@@ -66,7 +68,9 @@ describe.each(storeDrivers())('device logs on the %s store', (_driver, storeEnv)
       return reply.body.map((log: { id: string }) => log.id);
     };
     expect(await list('2024-05-01T00:00:00Z', '2024-05-02T00:00:00Z')).toEqual([noon.body.id, morning.body.id]);
-    expect(await list('2024-05-01T08:00:00Z', '2024-05-01T09:00:00Z')).toEqual([morning.body.id]);
+    expect(await list('2024-05-01T08:00:00Z', '2024-05-01T09:00:00Z')).toEqual([]);
+    expect(await list('2024-05-01T08:00:00Z', '2024-05-01T09:00:00.001Z')).toEqual([morning.body.id]);
+    expect(await list('2024-05-01T08:00:00.001Z', '2024-05-01T10:00:00Z')).toEqual([]);
     expect(await list('2024-05-01T08:30:00Z', '2024-05-03T00:00:00Z')).toEqual([overlapping.body.id, noon.body.id]);
     expect(await list('2024-06-01T00:00:00Z', '2024-06-02T00:00:00Z')).toEqual([]);
   });
@@ -83,6 +87,8 @@ describe.each(storeDrivers())('device logs on the %s store', (_driver, storeEnv)
       [['a string'], /entry 0 must be a JSON object/],
       [{ not: 'an array' }, /not a JSON array/],
       ['[{"type": "send",', /not a JSON array/],
+      [[valid[0], { ...valid[1], timestamp: '2024-02-30T10:30:00Z' }], /entry 1: .*timestamp/],
+      [[valid[0], valid[1], { ...valid[2], message: 'x'.repeat(3 * 1024 * 1024) }], /entry 2 is larger than 1 MiB/],
     ];
     for (const [entries, reason] of cases) {
       const reply = await uploadLog(app, user.userid, user.token, WINDOW, entries);
@@ -139,6 +145,29 @@ describe.each(storeDrivers())('device logs on the %s store', (_driver, storeEnv)
     await refused(await unsent({}, 'x-logs-end-at-time'), 400, /X-Logs-End-At-Time" is missing/);
     await refused(await attempt({ 'x-logs-start-at-time': 'soon' }), 400, /X-Logs-Start-At-Time" is invalid/);
     await refused(
+      await attempt({ 'x-logs-end-at-time': '2024-02-30T10:00:00Z' }),
+      400,
+      /X-Logs-End-At-Time" is invalid/,
+    );
+    await refused(await attempt({ digest: 'md5=not-base64' }), 400, /Digest" is invalid/);
+    await refused(await attempt({ digest: `sha-256=${md5('x')}` }), 400, /Digest" is invalid/);
+    const body = JSON.stringify(logEntries(1));
+    expect((await attempt({ digest: `MD5=${md5(body)}` }, body)).status).toBe(201);
+    const repeated = await rawRequest(
+      app,
+      `/v1/users/${owner.userid}/device_logs`,
+      [
+        ['Content-Type', 'application/json'],
+        ['X-Tidepool-Session-Token', owner.token],
+        ['X-Logs-Start-At-Time', WINDOW.start],
+        ['X-Logs-End-At-Time', WINDOW.end],
+        ['Digest', `md5=${md5(body)}`],
+        ['Digest', `md5=${md5(body)}`],
+      ],
+      Buffer.from(body),
+    );
+    expect(repeated).toEqual({ status: 400, text: expect.stringMatching(/Digest.*more than once/) });
+    await refused(
       await attempt({ 'x-logs-start-at-time': WINDOW.end, 'x-logs-end-at-time': WINDOW.start }),
       400,
       /startAtTime must not be later than endAtTime/,
@@ -147,6 +176,81 @@ describe.each(storeDrivers())('device logs on the %s store', (_driver, storeEnv)
     await refused(await attempt({ digest: `md5=${md5('something else')}` }), 400, /does not equal calculated digest/);
     await refused(await attempt({}, ''), 400, /empty/);
   });
+
+  it('reads the rest of a log it refused midway, so the connection serves the next request', async () => {
+    // fetch keeps one connection per origin busy until the whole body is sent: a refused upload
+    // whose rest went unread would hold back every request after it.
+    const huge = { ...logEntries(1)[0], message: 'x'.repeat(3 * 1024 * 1024) };
+    const refused = await uploadLog(app, owner.userid, owner.token, WINDOW, [huge]);
+    expect(refused.status).toBe(400);
+    const within5s = (reply: Promise<{ status: number }>) =>
+      Promise.race([
+        reply.then(({ status }) => status),
+        new Promise((resolve) => setTimeout(() => resolve('no answer within 5 s'), 5_000)),
+      ]);
+    // Refused before its body is read, then accepted: both on the connection the big one used.
+    const noStart = { 'x-logs-start-at-time': '' };
+    expect(await within5s(uploadLog(app, owner.userid, owner.token, WINDOW, logEntries(1), noStart))).toBe(400);
+    expect(await within5s(uploadLog(app, owner.userid, owner.token, WINDOW))).toBe(201);
+  });
+
+  it('answers a caller without credentials 401 before looking at its headers', async () => {
+    const reply = await call(app.url, `/v1/users/${owner.userid}/device_logs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', digest: 'md5=xx' },
+      body: '[]',
+    });
+    expect(reply.status).toBe(401);
+  });
+
+  it('accepts a log of exactly 100 MiB and refuses one byte more with 413, keeping nothing', async () => {
+    const user = await signUp(app, 'large-log');
+    const entry = JSON.stringify(logEntries(1)[0]);
+    /** A JSON array of copies of `entry`, padded with spaces to exactly `size` bytes. */
+    function log(size: number) {
+      const per = entry.length + 1;
+      const count = Math.floor((size - 2) / per);
+      const padding = size - 2 - count * per + 1;
+      function* parts() {
+        yield Buffer.from('[');
+        const block = Buffer.from(Array.from({ length: 1000 }, () => `${entry},`).join(''));
+        let left = count;
+        while (left > 1000) {
+          yield block;
+          left -= 1000;
+        }
+        yield Buffer.from(`${Array.from({ length: left }, () => entry).join(',')}${' '.repeat(padding)}]`);
+      }
+      const hash = createHash('md5');
+      let total = 0;
+      for (const part of parts()) {
+        hash.update(part);
+        total += part.length;
+      }
+      expect(total).toBe(size);
+      return { stream: () => Readable.toWeb(Readable.from(parts())), digest: hash.digest('base64') };
+    }
+    const send = (body: ReturnType<typeof log>) =>
+      fetch(`${app.url}/v1/users/${user.userid}/device_logs`, {
+        method: 'POST',
+        headers: {
+          'x-tidepool-session-token': user.token,
+          'content-type': 'application/json',
+          digest: `md5=${body.digest}`,
+          'x-logs-start-at-time': WINDOW.start,
+          'x-logs-end-at-time': WINDOW.end,
+        },
+        body: body.stream() as ReadableStream,
+        duplex: 'half',
+      } as RequestInit);
+    const exact = await send(log(LIMIT));
+    expect(exact.status).toBe(201);
+    expect(await exact.json()).toMatchObject({ size: LIMIT });
+    const over = await send(log(LIMIT + 1));
+    expect(over.status).toBe(413);
+    expect(await rowCount(app, `device_logs where user_id = '${user.userid}'`)).toBe(1);
+    expect(await storedKeys(app, `device-logs/${user.userid}/`)).toHaveLength(1);
+  }, 60_000);
 
   it('requires both ends of the listing window', async () => {
     const list = (query: string) =>

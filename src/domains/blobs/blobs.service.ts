@@ -2,7 +2,14 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Readable } from 'node:stream';
 import type { AfterCommit, ContentStore } from '../../infra/content/content-store';
 import type { HoldAccount } from '../../kernel/accounts';
-import { assertDigestMD5, assertMediaType, type IncomingContent } from '../../kernel/content';
+import {
+  assertDigestMD5,
+  assertMediaType,
+  digestMismatch,
+  EMPTY_MD5,
+  type ContentFacts,
+  type IncomingContent,
+} from '../../kernel/content';
 import { conflict, invalid, notFound, unauthenticated } from '../../kernel/errors';
 import { isAuthenticated } from '../../kernel/principal';
 import { hexId } from '../../kernel/ids';
@@ -59,32 +66,36 @@ export class BlobsService {
     private readonly contents: ContentStore,
   ) {}
 
-  /** A new blob: `available` when it comes with content, else `created` until content is added. */
+  /**
+   * A new blob: `available` when it comes with content, else `created` until content is added.
+   * An empty body is no content; its digest, if given, must be the MD5 of nothing.
+   */
   async create(scope: Scope, userId: string, blob: NewBlob): Promise<BlobRecord> {
     assertUserId(userId);
     const mediaType = assertMediaType(blob.mediaType ?? '', 'mediaType');
     const digest = blob.digestMD5 === undefined ? undefined : assertDigestMD5(blob.digestMD5);
-    if (digest !== undefined && !blob.content)
-      throw invalid('digestMD5 was given but there is no content', 'digestMD5');
+    if (digest !== undefined && !blob.content && digest !== EMPTY_MD5) throw digestMismatch(digest, EMPTY_MD5);
     await this.access.assertAllowed(scope, userId, MAY_WRITE);
     if (!(await this.accountsExist(scope, [userId])).has(userId)) throw notFound(`User ${userId} does not exist`);
 
-    const now = new Date();
-    const base = { id: hexId(32), userId, mediaType, createdTime: now };
+    const base = { id: hexId(32), userId, mediaType, createdTime: new Date() };
+    const withoutContent = { ...base, modifiedTime: null, status: 'created', revision: 0 } as const;
     if (!blob.content) {
-      const record = scope.em.create(BlobSchema, { ...base, modifiedTime: null, status: 'created', revision: 0 });
+      const record = scope.em.create(BlobSchema, withoutContent);
       await scope.em.flush();
       return record;
     }
     const objectKey = objectKeyOf(userId, base.id);
-    return this.contents.write(scope.em, objectKey, { ...blob.content, mediaType }, digest, async (tx, facts) => {
+    const content = { ...blob.content, mediaType };
+    const recordBlob = async (tx: EntityManager, facts: ContentFacts) => {
       await this.assertOwnerHeld(tx, userId);
       // As Tidepool: the record is finalised once the content is in, which counts as its first update.
-      const finished = { ...facts, objectKey, status: 'available', revision: 1, modifiedTime: new Date() };
-      const record = tx.create(BlobSchema, { ...base, ...finished });
+      const finished = { ...facts, objectKey, status: 'available', revision: 1, modifiedTime: new Date() } as const;
+      const record = tx.create(BlobSchema, facts.size === 0 ? withoutContent : { ...base, ...finished });
       await tx.flush();
       return record;
-    });
+    };
+    return this.contents.write(scope.em, objectKey, content, digest, recordBlob, { emptyIsNone: true });
   }
 
   /** Adds content to a `created` blob, which makes it `available` (spec §3). */
@@ -100,6 +111,7 @@ export class BlobsService {
     const objectKey = objectKeyOf(blob.userId, id);
     const content = { ...update.content, mediaType };
     const changes = await this.contents.write(scope.em, objectKey, content, digest, async (tx, facts) => {
+      if (facts.size === 0) throw invalid('The content is empty: a blob gets content from a non-empty body', 'content');
       await this.assertOwnerHeld(tx, blob.userId);
       const revision = blob.revision + 1;
       const changes = { ...facts, mediaType, objectKey, status: 'available', revision, modifiedTime: new Date() };

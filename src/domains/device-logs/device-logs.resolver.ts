@@ -14,7 +14,10 @@ export class DeviceLogsResolver {
     return DeviceLog.from(await this.logs.get(scope, id));
   }
 
-  @Query(() => [DeviceLog], { description: 'The logs of a user lying wholly inside the window, newest upload first.' })
+  @Query(() => [DeviceLog], {
+    description:
+      'The logs of a user starting at or after startAtTime and ending before endAtTime, newest upload first.',
+  })
   async deviceLogs(
     @Arg('userId', () => ID) userId: string,
     @Arg('startAtTime', () => Date) startAtTime: Date,
@@ -55,13 +58,20 @@ export class DeviceLogsResolver {
 export class UserDeviceLogsResolver {
   constructor(private readonly logs: DeviceLogsService) {}
 
-  @FieldResolver(() => [DeviceLog], { description: 'The logs of this account lying wholly inside the window.' })
+  @FieldResolver(() => [DeviceLog], {
+    description:
+      'The logs of this account starting at or after startAtTime and ending before endAtTime; empty for callers without a grant.',
+  })
   async deviceLogs(
     @Root() user: User,
     @Arg('startAtTime', () => Date) startAtTime: Date,
     @Arg('endAtTime', () => Date) endAtTime: Date,
+    @Arg('page', () => Int, { nullable: true }) page: number | null,
+    @Arg('size', () => Int, { nullable: true }) size: number | null,
     @Ctx() scope: Scope,
   ): Promise<DeviceLog[]> {
-    return (await this.logs.list(scope, user.userid, { startAtTime, endAtTime })).map(DeviceLog.from);
+    const window = { startAtTime, endAtTime, page: page ?? 0, size: size ?? undefined };
+    const [list] = await this.logs.listMany(scope, [user.userid], window);
+    return list.map(DeviceLog.from);
   }
 }

@@ -11,6 +11,7 @@ import { assertBlobId, assertPaging } from '../blobs/blobs.service';
 import type { AccessPolicy, Requirement } from '../permissions/access-policy';
 import type { AccountsExist } from '../permissions/permissions.service';
 import { DeviceLogSchema, type DeviceLogRecord } from './device-log.entity';
+import { logsOfUsers, type LogWindow } from './device-logs.loaders';
 import { EntryValidator } from './entry-validator';
 
 /** DECISIONS.md: uploaders and custodians may upload; anyone with any grant may read. */
@@ -73,18 +74,29 @@ export class DeviceLogsService {
     });
   }
 
-  /** The logs of `userId` lying wholly inside the window, newest upload first. */
+  /**
+   * The logs of `userId` lying inside the window, newest upload first. As Tidepool: a log starts
+   * at or after `startAtTime` and ends before `endAtTime` (the end is exclusive).
+   */
   async list(scope: Scope, userId: string, window: DeviceLogWindow): Promise<DeviceLogRecord[]> {
     assertUserId(userId);
+    const checked = this.window(window);
+    await this.access.assertAllowed(scope, userId, MAY_READ);
+    return logsOfUsers(scope, checked).load(userId);
+  }
+
+  /** The same for many users at once; users the caller may not read list nothing. */
+  async listMany(scope: Scope, userIds: readonly string[], window: DeviceLogWindow): Promise<DeviceLogRecord[][]> {
+    const checked = this.window(window);
+    const allowed = await this.access.allowedTargets(scope, userIds, MAY_READ);
+    const loader = logsOfUsers(scope, checked);
+    return Promise.all(userIds.map((id) => (allowed.has(id) ? loader.load(id) : [])));
+  }
+
+  private window(window: DeviceLogWindow): LogWindow {
     if (window.startAtTime > window.endAtTime)
       throw invalid('startAtTime must not be later than endAtTime', 'startAtTime');
-    const { page, size } = assertPaging(window.page, window.size);
-    await this.access.assertAllowed(scope, userId, MAY_READ);
-    return scope.em.find(
-      DeviceLogSchema,
-      { userId, startAtTime: { $gte: window.startAtTime }, endAtTime: { $lte: window.endAtTime } },
-      { orderBy: { createdTime: 'desc', id: 'asc' }, offset: page * size, limit: size },
-    );
+    return { startAtTime: window.startAtTime, endAtTime: window.endAtTime, ...assertPaging(window.page, window.size) };
   }
 
   /** A log's metadata: 404 when unknown, 403 when the caller has no grant on its owner. */

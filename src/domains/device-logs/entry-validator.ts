@@ -2,9 +2,14 @@ import { Transform, type TransformCallback } from 'node:stream';
 import { parser } from 'stream-json';
 import { streamArray } from 'stream-json/streamers/StreamArray';
 import { invalid } from '../../kernel/errors';
-import { parseDateTime } from '../../kernel/validation';
+import { isDateTime } from '../../kernel/validation';
 
 export const ENTRY_TYPES = ['send', 'receive', 'error', 'delegate', 'delegateResponse', 'connection'] as const;
+/**
+ * The largest one entry may be. Entries are assembled whole before they are checked, so this is
+ * also what validating a log can hold in memory, whatever its size (real entries are < 1 KiB).
+ */
+export const ENTRY_SIZE_LIMIT = 1024 * 1024;
 const TEXT_FIELDS = ['managerIdentifier', 'deviceIdentifier', 'message'] as const;
 
 /** Checks one entry against spec §2.5; the error names the index and the field. */
@@ -20,9 +25,12 @@ export function assertEntry(entry: unknown, index: number): void {
     if (typeof value !== 'string' || value.length === 0)
       throw invalid(`Device log entry ${index}: ${field} must be a non-empty string`, at(field));
   }
-  if (typeof fields.timestamp !== 'string')
-    throw invalid(`Device log entry ${index}: timestamp must be a date-time string`, at('timestamp'));
-  parseDateTime(fields.timestamp, at('timestamp'));
+  const timestamp = fields.timestamp;
+  if (typeof timestamp !== 'string' || !isDateTime(timestamp))
+    throw invalid(
+      `Device log entry ${index}: timestamp must be an ISO 8601 date-time such as 2024-01-02T03:04:05Z`,
+      at('timestamp'),
+    );
 }
 
 /**
@@ -37,12 +45,17 @@ export class EntryValidator extends Transform {
   private readonly entries = this.input.pipe(streamArray());
   private failure: Error | undefined;
   private received = 0;
+  /** Entries checked so far, and bytes fed to the parser since the last one was complete. */
+  private entriesSeen = 0;
+  private bytesSinceEntry = 0;
   private ended = false;
   private onEnded: (() => void) | undefined;
 
   constructor() {
     super();
     this.entries.on('data', ({ key, value }: { key: number; value: unknown }) => {
+      this.entriesSeen = key + 1;
+      this.bytesSinceEntry = 0;
       try {
         assertEntry(value, key);
       } catch (error) {
@@ -76,7 +89,15 @@ export class EntryValidator extends Transform {
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
     if (this.failure) return callback(this.failure);
     this.received += chunk.length;
-    this.input.write(chunk, () => callback(this.failure ?? null, chunk));
+    this.bytesSinceEntry += chunk.length;
+    this.input.write(chunk, () => {
+      // A chunk may end a large entry and start the next one: allow one chunk beyond the limit.
+      if (this.bytesSinceEntry > ENTRY_SIZE_LIMIT + chunk.length) {
+        const limit = `${ENTRY_SIZE_LIMIT / 1024 / 1024} MiB`;
+        this.fail(invalid(`Device log entry ${this.entriesSeen} is larger than ${limit}`, `[${this.entriesSeen}]`));
+      }
+      callback(this.failure ?? null, chunk);
+    });
   }
 
   override _flush(callback: TransformCallback): void {

@@ -60,7 +60,9 @@ export class ContentStore {
   /**
    * Streams `content` to `key`, measuring it and checking `expectedDigest`, then runs `record`
    * in a transaction with the measured facts. Either both the bytes and the record exist
-   * afterwards or, once cleanup or the sweeper has run, neither does.
+   * afterwards or, once cleanup or the sweeper has run, neither does. With `emptyIsNone`, an
+   * empty body is no content: `record` sees size 0 and must not refer to `key`, whose (empty)
+   * object is removed.
    */
   async write<T>(
     em: EntityManager,
@@ -68,6 +70,7 @@ export class ContentStore {
     content: IncomingContent,
     expectedDigest: string | undefined,
     record: (tx: EntityManager, facts: ContentFacts) => Promise<T>,
+    { emptyIsNone = false }: { emptyIsNone?: boolean } = {},
   ): Promise<T> {
     if ((content.declaredSize ?? 0) > CONTENT_SIZE_LIMIT) throw tooLarge();
     const { uploadTimeoutMs } = this.options;
@@ -79,11 +82,14 @@ export class ContentStore {
       const facts = await this.transfer(key, content, expectedDigest);
       if (expectedDigest !== undefined && expectedDigest !== facts.digestMD5)
         throw digestMismatch(expectedDigest, facts.digestMD5);
-      return await em.transactional(async (tx) => {
+      const keep = facts.size > 0 || !emptyIsNone;
+      const result = await em.transactional(async (tx) => {
         const result = await record(tx, facts);
-        if (!(await this.pending.retire(tx, key, leaseUntil))) throw tookTooLong(uploadTimeoutMs);
+        if (keep && !(await this.pending.retire(tx, key, leaseUntil))) throw tookTooLong(uploadTimeoutMs);
         return result;
       });
+      if (!keep) await this.discard(em, [key], leaseUntil);
+      return result;
     } catch (error) {
       await this.discard(em, [key], leaseUntil);
       throw asClientError(error);

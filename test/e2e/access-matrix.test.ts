@@ -4,6 +4,7 @@ import { startTestApp, type TestApp } from '../support/app';
 import { call, type Reply } from '../support/http';
 import { realmSigningKey, signAccessToken } from '../support/tokens';
 import { md5, uploadBlob, uploadLog } from '../support/content';
+import { storeDrivers, type StoreEnv } from '../support/store-drivers';
 
 const WINDOW = { start: '2024-03-01T00:00:00Z', end: '2024-03-02T00:00:00Z' };
 const WINDOW_QUERY = 'startAtTime=2024-02-01T00:00:00Z&endAtTime=2024-04-01T00:00:00Z';
@@ -317,33 +318,39 @@ const CONTENT_OPERATIONS: Operation[] = [
 ];
 OPERATIONS.push(...CONTENT_OPERATIONS);
 
-beforeAll(async () => {
-  app = await startTestApp();
-  server = await serverToken(app);
-});
-afterAll(async () => {
-  await app?.stop();
-});
-
-describe('authorization matrix', () => {
-  let shared: World;
-  beforeAll(async () => {
-    shared = await makeWorld();
-  });
-
-  for (const operation of OPERATIONS) {
-    it(`${operation.name}: ${CALLERS.map((caller) => `${caller} ${operation.expected[caller]}`).join(', ')}`, async () => {
-      const results: Record<string, number> = {};
-      for (const caller of CALLERS) {
-        const world = operation.writes && operation.expected[caller] < 400 ? await makeWorld() : shared;
-        const before = operation.expected[caller] >= 400 ? await snapshot(world) : undefined;
-        const reply = await operation.run(world, world.tokens[caller]);
-        results[caller] = reply.status;
-        if (reply.status >= 400)
-          expect(reply.body).toEqual({ code: reply.status, reason: expect.any(String), error: 0 });
-        if (before) expect(await snapshot(world)).toEqual(before);
-      }
-      expect(results).toEqual(operation.expected);
+/** Runs `operations` against a service on one object-store driver. */
+function describeMatrix(title: string, operations: Operation[], storeEnv: StoreEnv): void {
+  describe(title, () => {
+    let shared: World;
+    beforeAll(async () => {
+      app = await startTestApp(await storeEnv());
+      server = await serverToken(app);
+      shared = await makeWorld();
     });
-  }
-});
+    afterAll(async () => {
+      await app?.stop();
+    });
+
+    for (const operation of operations) {
+      it(`${operation.name}: ${CALLERS.map((caller) => `${caller} ${operation.expected[caller]}`).join(', ')}`, async () => {
+        const results: Record<string, number> = {};
+        for (const caller of CALLERS) {
+          const world = operation.writes && operation.expected[caller] < 400 ? await makeWorld() : shared;
+          const before = operation.expected[caller] >= 400 ? await snapshot(world) : undefined;
+          const reply = await operation.run(world, world.tokens[caller]);
+          results[caller] = reply.status;
+          if (reply.status >= 400)
+            expect(reply.body).toEqual({ code: reply.status, reason: expect.any(String), error: 0 });
+          if (before) expect(await snapshot(world)).toEqual(before);
+        }
+        expect(results).toEqual(operation.expected);
+      });
+    }
+  });
+}
+
+// Every operation on the default store; those that touch stored bytes again on the S3 driver.
+for (const [driver, storeEnv] of storeDrivers()) {
+  if (driver === 'filesystem') describeMatrix('authorization matrix', OPERATIONS, storeEnv);
+  else describeMatrix(`authorization matrix of stored content on the ${driver} store`, CONTENT_OPERATIONS, storeEnv);
+}

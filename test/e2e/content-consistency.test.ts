@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { signUp, type TestAccount } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/app';
@@ -64,6 +66,27 @@ describe.each(storeDrivers())('consistency on the %s store', (_driver, storeEnv)
     await expectNothingKept(app, user);
     // And the service works again once the database is back.
     await eventually(async () => (await uploadBlob(app, user.userid, user.token)).status === 201, 'uploads work again');
+  });
+
+  it('answers 503 and keeps nothing when the database goes away during a device-log upload', async () => {
+    const user = await signUp(app, 'database-log');
+    const body = Buffer.from(JSON.stringify(logEntries(40_000)));
+    const headers: [string, string][] = [
+      ['Content-Type', 'application/json'],
+      ['X-Tidepool-Session-Token', user.token],
+      ['Digest', `md5=${md5(body)}`],
+      ['X-Logs-Start-At-Time', '2024-03-01T10:00:00Z'],
+      ['X-Logs-End-At-Time', '2024-03-02T10:00:00Z'],
+    ];
+    const reply = await rawRequest(app, `/v1/users/${user.userid}/device_logs`, headers, body, {
+      pauseAfter: Math.floor(body.length * 0.9),
+      duringPause: () => app.database.setAvailable(false),
+    });
+    await app.database.setAvailable(true);
+    expect(reply).toEqual({ status: 503, text: expect.stringMatching(/database is unavailable/) });
+    await eventually(async () => (await rowCount(app, 'pending_objects')) === 0, 'no upload is pending');
+    expect(await rowCount(app, `device_logs where user_id = '${user.userid}'`)).toBe(0);
+    expect(await storedKeys(app, `device-logs/${user.userid}/`)).toEqual([]);
   });
 
   it('answers 503 without writing anything when the database is down before the upload', async () => {
@@ -146,6 +169,44 @@ describe.each(storeDrivers())('removals racing uploads on the %s store', (_drive
     expect(await rowCount(app, `device_logs where user_id = '${user.userid}'`)).toBe(0);
     expect(await storedKeys(app, `blobs/${user.userid}/`)).toEqual([]);
     expect(await storedKeys(app, `device-logs/${user.userid}/`)).toEqual([]);
+  });
+});
+
+describe('consistency when the filesystem store fails', () => {
+  let app: TestApp;
+
+  beforeAll(async () => {
+    app = await startTestApp(RECOVERY_ENV);
+  });
+  afterAll(async () => {
+    await app?.stop();
+  });
+
+  it('answers 503 naming the store while its folder cannot be written, and recovers', async () => {
+    const user = await signUp(app, 'disk');
+    const uploaded = await uploadBlob(app, user.userid, user.token, 'kept safe');
+    // The store's folder turns into a file: every write and read below it fails (as a full or
+    // read-only disk would, which root in a test cannot simulate).
+    const root = path.join(app.config.dataDir, 'objects');
+    await fsp.rename(root, `${root}.away`);
+    await fsp.writeFile(root, 'not a folder');
+    try {
+      const refused = await uploadBlob(app, user.userid, user.token, 'lost');
+      expect(refused.status).toBe(503);
+      expect(refused.body.reason).toMatch(/object store is unavailable: filesystem store at .* failed/);
+      const download = await call(app.url, `/v1/blobs/${uploaded.body.id}/content`, { token: user.token });
+      expect(download.status).toBe(503);
+      const ready = await call(app.url, '/readyz');
+      expect(ready.status).toBe(503);
+      expect(ready.body.objectStore).toMatch(/not writable/);
+    } finally {
+      await fsp.rm(root);
+      await fsp.rename(`${root}.away`, root);
+    }
+    const again = await call(app.url, `/v1/blobs/${uploaded.body.id}/content`, { token: user.token });
+    expect(again.text).toBe('kept safe');
+    expect(await rowCount(app, `blobs where user_id = '${user.userid}'`)).toBe(1);
+    await expectRecordsMatchBytes(app, user);
   });
 });
 

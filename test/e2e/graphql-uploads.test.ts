@@ -4,17 +4,10 @@ import { signUp, type TestAccount } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/app';
 import { logEntries, md5 } from '../support/content';
 import { graphql } from '../support/http';
+import { storeDrivers } from '../support/store-drivers';
 
 let app: TestApp;
 let owner: TestAccount;
-
-beforeAll(async () => {
-  app = await startTestApp();
-  owner = await signUp(app, 'owner');
-});
-afterAll(async () => {
-  await app?.stop();
-});
 
 /** A GraphQL multipart request (graphql-multipart-request-spec): operations, map, then the files. */
 async function multipart(
@@ -42,7 +35,15 @@ async function multipart(
 const CREATE = `mutation ($userId: ID!, $file: Upload, $digest: String) {
   createBlob(userId: $userId, content: $file, digestMD5: $digest) { id status size digestMD5 mediaType revision contentPath } }`;
 
-describe('GraphQL uploads', () => {
+describe.each(storeDrivers())('GraphQL uploads on the %s store', (_driver, storeEnv) => {
+  beforeAll(async () => {
+    app = await startTestApp(await storeEnv());
+    owner = await signUp(app, 'owner');
+  });
+  afterAll(async () => {
+    await app?.stop();
+  });
+
   it('creates a blob from a multipart file and lists it under the user', async () => {
     const bytes = randomBytes(3000);
     const created = await multipart(

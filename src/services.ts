@@ -14,6 +14,7 @@ import { SessionRevocations } from './auth/session-revocations';
 import { SessionsService } from './auth/sessions.service';
 import { TokenVerifier } from './auth/token-verifier';
 import type { Config } from './config';
+import { ownerAccounts } from './kernel/accounts';
 import type { Scope } from './kernel/scope';
 import { AccessPolicy } from './domains/permissions/access-policy';
 import { PermissionsService } from './domains/permissions/permissions.service';
@@ -68,12 +69,12 @@ export async function createServices({
 }: ServiceDependencies): Promise<Services> {
   const access = new AccessPolicy();
   const users = new UsersService(access);
-  const permissions = new PermissionsService(access, (scope, ids) => users.existing(scope, ids));
   const accountsExist = (scope: Scope, ids: readonly string[]) => users.existing(scope, ids);
+  const permissions = new PermissionsService(access, accountsExist);
   const contents = new ContentStore(orm, objectStore, logger, { uploadTimeoutMs: config.uploadTimeoutSeconds * 1000 });
-  const holdAccount = (tx: EntityManager, userId: string) => users.holdExisting(tx, userId);
-  const blobs = new BlobsService(access, accountsExist, holdAccount, contents);
-  const deviceLogs = new DeviceLogsService(access, accountsExist, holdAccount, contents);
+  const owners = ownerAccounts(accountsExist, (tx: EntityManager, userId: string) => users.holdExisting(tx, userId));
+  const blobs = new BlobsService(access, owners, contents);
+  const deviceLogs = new DeviceLogsService(access, owners, contents);
   const lifecycle = new AccountLifecycleService(users, access, (em, custodianId, accountId) =>
     permissions.grantCustodianship(em, custodianId, accountId),
   );

@@ -1,4 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { notFound } from './errors';
+import type { Scope } from './scope';
+
+/** Which of these accounts exist (UsersService.existing). */
+export type AccountsExist = (scope: Scope, ids: readonly string[]) => Promise<Set<string>>;
 
 /**
  * Inside a transaction that records something an account owns: whether the account still
@@ -6,3 +11,26 @@ import type { EntityManager } from '@mikro-orm/postgresql';
  * (UsersService.holdExisting).
  */
 export type HoldAccount = (tx: EntityManager, userId: string) => Promise<boolean>;
+
+/** The account checks of an upload: cheap before the bytes, binding when the record is written. */
+export interface OwnerAccounts {
+  /**
+   * Before the bytes: spares a server a whole upload for an account that does not exist. Others
+   * need no query: the owner's token, or the grant that let a caller in, shows it exists.
+   */
+  assertExists(scope: Scope, userId: string): Promise<void>;
+  /** In the record transaction: the account must still exist, and stays until the record commits. */
+  assertHeld(tx: EntityManager, userId: string): Promise<void>;
+}
+
+export function ownerAccounts(exist: AccountsExist, hold: HoldAccount): OwnerAccounts {
+  return {
+    async assertExists(scope, userId) {
+      if (!scope.principal.isServer || scope.principal.userId === userId) return;
+      if (!(await exist(scope, [userId])).has(userId)) throw notFound(`User ${userId} does not exist`);
+    },
+    async assertHeld(tx, userId) {
+      if (!(await hold(tx, userId))) throw notFound(`User ${userId} was deleted; nothing was stored`);
+    },
+  };
+}

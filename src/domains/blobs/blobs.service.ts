@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Readable } from 'node:stream';
 import type { AfterCommit, ContentStore } from '../../infra/content/content-store';
-import type { HoldAccount } from '../../kernel/accounts';
+import type { OwnerAccounts } from '../../kernel/accounts';
 import {
   assertDigestMD5,
   assertMediaType,
@@ -16,7 +16,6 @@ import { hexId } from '../../kernel/ids';
 import type { Scope } from '../../kernel/scope';
 import { assertUserId, truncate } from '../../kernel/validation';
 import type { AccessPolicy, Requirement } from '../permissions/access-policy';
-import type { AccountsExist } from '../permissions/permissions.service';
 import { BLOB_STATUSES, BlobSchema, type BlobRecord, type BlobStatus } from './blob.entity';
 import { blobLoader, blobsOfUsers, type BlobFilter } from './blobs.loaders';
 
@@ -61,8 +60,7 @@ const objectKeyOf = (userId: string, blobId: string) => `blobs/${userId}/${blobI
 export class BlobsService {
   constructor(
     private readonly access: AccessPolicy,
-    private readonly accountsExist: AccountsExist,
-    private readonly holdAccount: HoldAccount,
+    private readonly accounts: OwnerAccounts,
     private readonly contents: ContentStore,
   ) {}
 
@@ -76,10 +74,14 @@ export class BlobsService {
     const digest = blob.digestMD5 === undefined ? undefined : assertDigestMD5(blob.digestMD5);
     if (digest !== undefined && !blob.content && digest !== EMPTY_MD5) throw digestMismatch(digest, EMPTY_MD5);
     await this.access.assertAllowed(scope, userId, MAY_WRITE);
-    if (!(await this.accountsExist(scope, [userId])).has(userId)) throw notFound(`User ${userId} does not exist`);
+    await this.accounts.assertExists(scope, userId);
 
     const base = { id: hexId(32), userId, mediaType, createdTime: new Date() };
-    const withoutContent = { ...base, modifiedTime: null, status: 'created', revision: 0 } as const;
+    const withoutContent = {
+      ...base,
+      ...{ digestMD5: null, size: null, objectKey: null, modifiedTime: null },
+      ...{ status: 'created', revision: 0 },
+    };
     if (!blob.content) {
       const record = scope.em.create(BlobSchema, withoutContent);
       await scope.em.flush();
@@ -88,11 +90,11 @@ export class BlobsService {
     const objectKey = objectKeyOf(userId, base.id);
     const content = { ...blob.content, mediaType };
     const recordBlob = async (tx: EntityManager, facts: ContentFacts) => {
-      await this.assertOwnerHeld(tx, userId);
+      await this.accounts.assertHeld(tx, userId);
       // As Tidepool: the record is finalised once the content is in, which counts as its first update.
       const finished = { ...facts, objectKey, status: 'available', revision: 1, modifiedTime: new Date() } as const;
-      const record = tx.create(BlobSchema, facts.size === 0 ? withoutContent : { ...base, ...finished });
-      await tx.flush();
+      const record: BlobRecord = facts.size === 0 ? withoutContent : { ...base, ...finished };
+      await tx.insert(BlobSchema, record);
       return record;
     };
     return this.contents.write(scope.em, objectKey, content, digest, recordBlob, { emptyIsNone: true });
@@ -112,7 +114,7 @@ export class BlobsService {
     const content = { ...update.content, mediaType };
     const changes = await this.contents.write(scope.em, objectKey, content, digest, async (tx, facts) => {
       if (facts.size === 0) throw invalid('The content is empty: a blob gets content from a non-empty body', 'content');
-      await this.assertOwnerHeld(tx, blob.userId);
+      await this.accounts.assertHeld(tx, blob.userId);
       const revision = blob.revision + 1;
       const changes = { ...facts, mediaType, objectKey, status: 'available', revision, modifiedTime: new Date() };
       const changed = await tx.nativeUpdate(BlobSchema, { id, status: 'created', revision: blob.revision }, changes);
@@ -174,11 +176,6 @@ export class BlobsService {
   /** Account deletion, inside its transaction: every blob record now, the bytes once it commits. */
   async forgetUser(scope: Scope, userId: string): Promise<AfterCommit> {
     return this.contents.removeWithin(scope.em, await this.unrecordAllOf(scope.em, userId));
-  }
-
-  /** In a record transaction: the owner must still exist, and stays until the record commits. */
-  private async assertOwnerHeld(tx: EntityManager, userId: string): Promise<void> {
-    if (!(await this.holdAccount(tx, userId))) throw notFound(`User ${userId} was deleted; nothing was stored`);
   }
 
   /**

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { AfterCommit, ContentStore } from '../../infra/content/content-store';
-import type { HoldAccount } from '../../kernel/accounts';
+import type { OwnerAccounts } from '../../kernel/accounts';
 import { assertDigestMD5, relay, type IncomingContent } from '../../kernel/content';
 import { invalid, notFound, unauthenticated } from '../../kernel/errors';
 import { hexId } from '../../kernel/ids';
@@ -9,7 +9,6 @@ import type { Scope } from '../../kernel/scope';
 import { assertUserId } from '../../kernel/validation';
 import { assertBlobId, assertPaging } from '../blobs/blobs.service';
 import type { AccessPolicy, Requirement } from '../permissions/access-policy';
-import type { AccountsExist } from '../permissions/permissions.service';
 import { DeviceLogSchema, type DeviceLogRecord } from './device-log.entity';
 import { logsOfUsers, type LogWindow } from './device-logs.loaders';
 import { EntryValidator } from './entry-validator';
@@ -37,8 +36,7 @@ export interface DeviceLogWindow {
 export class DeviceLogsService {
   constructor(
     private readonly access: AccessPolicy,
-    private readonly accountsExist: AccountsExist,
-    private readonly holdAccount: HoldAccount,
+    private readonly accounts: OwnerAccounts,
     private readonly contents: ContentStore,
   ) {}
 
@@ -50,15 +48,15 @@ export class DeviceLogsService {
       throw invalid('startAtTime must not be later than endAtTime', 'startAtTime');
     if (!/^application\/json\s*(;|$)/i.test(upload.content.mediaType))
       throw invalid(`A device log is JSON: its media type must be ${DEVICE_LOG_MEDIA_TYPE}`, 'mediaType');
-    if (!(await this.accountsExist(scope, [userId])).has(userId)) throw notFound(`User ${userId} does not exist`);
+    await this.accounts.assertExists(scope, userId);
 
     const id = hexId(32);
     const objectKey = `device-logs/${userId}/${id}`;
     const stream = relay(upload.content.stream, new EntryValidator());
     const content = { ...upload.content, stream, mediaType: DEVICE_LOG_MEDIA_TYPE };
     return this.contents.write(scope.em, objectKey, content, digest, async (tx, facts) => {
-      if (!(await this.holdAccount(tx, userId))) throw notFound(`User ${userId} was deleted; nothing was stored`);
-      const record = tx.create(DeviceLogSchema, {
+      await this.accounts.assertHeld(tx, userId);
+      const record: DeviceLogRecord = {
         id,
         userId,
         ...facts,
@@ -68,8 +66,8 @@ export class DeviceLogsService {
         endAtTime: upload.endAtTime,
         createdTime: new Date(),
         revision: 1,
-      });
-      await tx.flush();
+      };
+      await tx.insert(DeviceLogSchema, record);
       return record;
     });
   }

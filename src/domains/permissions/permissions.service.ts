@@ -6,6 +6,7 @@ import { assertUserId } from '../../kernel/validation';
 import { GRANTABLE_PERMISSIONS, type AccessPolicy, type Permission } from './access-policy';
 import { PermissionGrantSchema } from './permission-grant.entity';
 import { grantsByGrantee, grantsBySharer } from './permissions.loaders';
+import type { AccountsExist } from '../../kernel/accounts';
 
 /** A permission name as the wire shows it: the grantable ones, plus `root` for the owner. */
 export type PermissionName = Permission | 'root';
@@ -15,9 +16,6 @@ export interface Share {
   userid: string;
   permissions: PermissionName[];
 }
-
-/** Which of a set of account ids exist (answered by the users domain). */
-export type AccountsExist = (scope: Scope, ids: readonly string[]) => Promise<Set<string>>;
 
 const OWNER: PermissionName[] = ['root'];
 const ORDER: readonly PermissionName[] = ['root', ...GRANTABLE_PERMISSIONS];

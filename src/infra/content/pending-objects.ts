@@ -16,10 +16,14 @@ function* batches(keys: readonly string[]): Generator<string[]> {
 export class PendingObjects {
   /** Records that `keys` may exist without metadata until `leaseUntil`. */
   async announce(em: EntityManager, keys: readonly string[], leaseUntil: Date): Promise<void> {
+    // One plain statement on the caller's transaction: this runs on every upload, and the ORM's
+    // upsert machinery cost more than the round trip.
     for (const batch of batches(keys)) {
-      await em.upsertMany(
-        PendingObjectSchema,
-        batch.map((key) => ({ key, leaseUntil })),
+      await em.execute(
+        `insert into pending_objects (key, lease_until) values ${batch.map(() => '(?, ?)').join(', ')}
+           on conflict (key) do update set lease_until = excluded.lease_until`,
+        batch.flatMap((key) => [key, leaseUntil]),
+        'run',
       );
     }
   }
@@ -43,7 +47,7 @@ export class PendingObjects {
    * `leaseUntil`, in one statement; rows another sweeper or transaction holds are skipped.
    */
   async claimExpired(em: EntityManager, limit: number, leaseUntil: Date): Promise<string[]> {
-    const rows = await em.getConnection().execute<{ key: string }[]>(
+    const rows = await em.execute<{ key: string }[]>(
       `update pending_objects set lease_until = ?
          where key in (select key from pending_objects where lease_until < now()
                        order by lease_until limit ? for update skip locked)

@@ -20,14 +20,23 @@ const app = express();
 app.get('/healthz', (_req, res) => {
   res.json({ status: 'ok' });
 });
+/** The same JWT checks as the service; `cached` remembers a verified token until it expires, as the service does. */
+const verified = new Map<string, { sub?: string; exp?: number }>();
+async function verify(token: string, cached: boolean) {
+  const known = cached ? verified.get(token) : undefined;
+  if (known && (known.exp ?? 0) * 1000 > Date.now()) return known;
+  const { payload } = await jwtVerify(token, keys, {
+    issuer: `${ISLET_URL}/realms/${realm}`,
+    audience: 'islet-api',
+    typ: 'at+jwt',
+  });
+  if (cached) verified.set(token, payload);
+  return payload;
+}
 app.get('/floor/user', async (req, res) => {
   try {
     const token = String(req.headers['x-tidepool-session-token']);
-    const { payload } = await jwtVerify(token, keys, {
-      issuer: `${ISLET_URL}/realms/${realm}`,
-      audience: 'islet-api',
-      typ: 'at+jwt',
-    });
+    const payload = await verify(token, req.query.cached === '1');
     const { rows } = await pool.query('select id, username, emails, roles, email_verified from users where id = $1', [
       payload.sub,
     ]);

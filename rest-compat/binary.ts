@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Upload } from '../src/graphql/upload';
+import { hasBody } from '../src/http/body-parsing';
 import { assertDigestMD5, assertMediaType } from '../src/kernel/content';
 import { AppError, invalid } from '../src/kernel/errors';
 import { parseDateTime } from '../src/kernel/validation';
@@ -51,11 +52,6 @@ export function dateTimeHeader(headers: IncomingHttpHeaders, name: string): stri
   } catch {
     throw headerInvalid(name, `"${value.slice(0, 40)}" is not an RFC 3339 date-time such as 2024-01-02T03:04:05Z`);
   }
-}
-
-function hasBody(headers: IncomingHttpHeaders): boolean {
-  const length = headers['content-length'];
-  return headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
 /** The request body as an Upload, or null when the request has none. */

@@ -1,10 +1,10 @@
-import type { Request } from 'express';
+import type { IncomingHttpHeaders } from 'node:http';
 import { AppError } from '../kernel/errors';
 
 /** Whether the request announces a body (a non-zero Content-Length or a Transfer-Encoding). */
-export function hasBody(req: Request): boolean {
-  const length = req.get('content-length');
-  return req.get('transfer-encoding') !== undefined || (length !== undefined && length !== '0');
+export function hasBody(headers: IncomingHttpHeaders): boolean {
+  const length = headers['content-length'];
+  return headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
 interface BodyParserFailure {

@@ -15,7 +15,7 @@ const isJson = (contentType: string) => /^application\/([\w.+-]+\+)?json\s*(;|$)
 export function jsonBody(onError: (error: AppError, res: Response) => void) {
   return (req: Request, res: Response, next: NextFunction): void => {
     req.body = undefined;
-    if (!hasBody(req)) return next();
+    if (!hasBody(req.headers)) return next();
     const contentType = req.get('content-type') ?? '';
     if (!isJson(contentType)) {
       const reason = contentType

@@ -12,7 +12,7 @@ const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)/i;
  * and sent uncompressed (oidc-provider would read compressed bytes as text), within the limit.
  */
 function formProblem(req: Request): OAuthError | undefined {
-  if (!hasBody(req)) return undefined;
+  if (!hasBody(req.headers)) return undefined;
   const encoding = req.get('content-encoding')?.trim().toLowerCase();
   if (encoding && encoding !== 'identity') {
     return new OAuthError(

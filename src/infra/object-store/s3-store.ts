@@ -14,7 +14,8 @@ import {
   type PutOptions,
   type StoredObject,
 } from './object-store';
-import { connectDeadline, StoreSideError, streamedPut, type StreamedPutTarget } from './s3-streamed-put';
+import { StoreSideError, streamedPut, type StreamedPutTarget } from './s3-streamed-put';
+import { connectDeadline, timeoutError, xmlText } from './s3-wire';
 
 /** Size of each multipart part, and the largest body of unknown size sent in a single PUT. */
 export const S3_PART_SIZE = 8 * 1024 * 1024;
@@ -86,10 +87,6 @@ function describe(error: unknown): string {
   return code && !message.includes(code) ? `${code}: ${message}` : message;
 }
 
-function timeoutError(message: string): NodeJS.ErrnoException {
-  return Object.assign(new Error(message), { code: 'ETIMEDOUT' });
-}
-
 /** The minio client for these settings (path-style addressing, region pinned, no retries). */
 export function createMinioClient(settings: S3Settings, options: S3StoreOptions = {}): Client {
   return buildClient(settings, options).client;
@@ -144,10 +141,6 @@ function buildClient(settings: S3Settings, options: S3StoreOptions): { client: C
 
 /** Statuses minio 8 "retries" (and with retries disabled, throws away unread, leaking the socket). */
 const RETRIED_STATUSES = new Set([408, 429, 499, 500, 502, 503, 504, 520]);
-
-function xmlText(xml: string, tag: string): string | undefined {
-  return new RegExp(`<${tag}>([^<]*)</${tag}>`).exec(xml)?.[1];
-}
 
 const escapeXml = (text: string) => text.replace(/[<>&]/g, (c) => (c === '<' ? '&lt;' : c === '>' ? '&gt;' : '&amp;'));
 

@@ -3,6 +3,7 @@ import type https from 'node:https';
 import type { Readable } from 'node:stream';
 import { signV4 } from 'minio/dist/main/signing.js';
 import { ObjectSizeMismatchError } from './object-store';
+import { connectDeadline, timeoutError, xmlText } from './s3-wire';
 
 /** Where and as whom a streamed PUT goes; the S3 store builds it from its settings. */
 export interface StreamedPutTarget {
@@ -40,24 +41,8 @@ const UNSIGNED_PAYLOAD = 'UNSIGNED-PAYLOAD';
 /** `20261123T101112Z`, the x-amz-date format. */
 const amzDate = (date: Date) => date.toISOString().replace(/[-:]|\.\d{3}/g, '');
 
-const xmlText = (xml: string, tag: string) => new RegExp(`<${tag}>([^<]*)</${tag}>`).exec(xml)?.[1];
-
 /** Statuses that mean the server is up but failing, as opposed to refusing this request. */
 const isServerTrouble = (status: number) => status >= 500 || status === 429 || status === 408;
-
-/** Destroys `request` with ETIMEDOUT unless its socket connects within `ms`. */
-export function connectDeadline(request: http.ClientRequest, ms: number): void {
-  request.once('socket', (socket) => {
-    if (!socket.connecting) return;
-    const timer = setTimeout(
-      () => request.destroy(Object.assign(new Error(`could not connect within ${ms} ms`), { code: 'ETIMEDOUT' })),
-      ms,
-    );
-    const clear = () => clearTimeout(timer);
-    socket.once('connect', clear);
-    request.once('close', clear);
-  });
-}
 
 interface Answer {
   status: number;
@@ -169,10 +154,6 @@ function errorOf({ status, body }: Answer): StoreSideError {
   const code = xmlText(body, 'Code') ?? `HTTP${status}`;
   const message = xmlText(body, 'Message') ?? 'no error document';
   return new StoreSideError(`${message} (HTTP ${status})`, code, isServerTrouble(status) ? status : undefined);
-}
-
-function timeoutError(message: string): NodeJS.ErrnoException {
-  return Object.assign(new Error(message), { code: 'ETIMEDOUT' });
 }
 
 /** Waits for the socket to take more; fails when the store does, or after `idleMs` of nothing. */

@@ -48,33 +48,52 @@ export const tooLarge = () =>
   new AppError('TOO_LARGE', `The content is larger than the limit of ${CONTENT_SIZE_LIMIT} bytes (100 MiB)`);
 
 /**
+ * How much an upload may hold between its socket and its store, on each side of the meter.
+ * Big enough that reading, hashing and writing overlap instead of taking turns in 16 KiB steps
+ * (bench: +50% on the filesystem store); small enough that memory stays flat.
+ */
+export const CONTENT_BUFFER_BYTES = 256 * 1024;
+
+/**
  * Passes bytes through while computing their MD5 and size, failing the stream with TOO_LARGE
  * the moment the limit is crossed, so nothing over the limit is ever written in full.
+ *
+ * With `digestCheckedByStore`, the meter only counts: the object store checks the bytes against
+ * that digest itself and stores nothing when they differ, so hashing them here too would cost
+ * the upload's largest share of CPU for nothing. `facts()` then reports that digest, which is
+ * only true once the store has accepted the bytes.
  */
 export class ContentMeter extends Transform {
-  private readonly hash = createHash('md5');
+  private readonly hash;
   private bytes = 0;
   private measured: ContentFacts | undefined;
+  private calculated: string | undefined;
+  private readonly limit: number;
+  private readonly digestCheckedByStore: string | undefined;
 
-  constructor(private readonly limit = CONTENT_SIZE_LIMIT) {
-    super();
+  constructor(options: { limit?: number; digestCheckedByStore?: string } = {}) {
+    super({ highWaterMark: CONTENT_BUFFER_BYTES });
+    this.limit = options.limit ?? CONTENT_SIZE_LIMIT;
+    this.digestCheckedByStore = options.digestCheckedByStore;
+    this.hash = this.digestCheckedByStore === undefined ? createHash('md5') : undefined;
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
     this.bytes += chunk.length;
     if (this.bytes > this.limit) return callback(tooLarge());
-    this.hash.update(chunk);
+    this.hash?.update(chunk);
     callback(null, chunk);
   }
 
   override _flush(callback: TransformCallback): void {
-    this.measured = { size: this.bytes, digestMD5: this.hash.digest('base64') };
+    this.calculated = this.hash?.digest('base64');
+    this.measured = { size: this.bytes, digestMD5: (this.calculated ?? this.digestCheckedByStore)! };
     callback();
   }
 
-  /** The MD5 of what went through, once the whole stream has; before that, undefined. */
-  get digestIfEnded(): string | undefined {
-    return this.measured?.digestMD5;
+  /** The MD5 this meter calculated, once the whole stream has gone through; else undefined. */
+  get calculatedDigest(): string | undefined {
+    return this.calculated;
   }
 
   /** What went through; only once the whole stream has. */
@@ -84,10 +103,13 @@ export class ContentMeter extends Transform {
   }
 }
 
-export function digestMismatch(sent: string, computed: string): AppError {
-  return new AppError('DIGEST_MISMATCH', `digest "${sent}" does not equal calculated digest "${computed}"`, {
-    field: 'digestMD5',
-  });
+/** `computed` is unknown when the object store refused the bytes without telling their digest. */
+export function digestMismatch(sent: string, computed?: string): AppError {
+  const reason =
+    computed === undefined
+      ? `digest "${sent}" does not equal calculated digest of the content (checked by the object store)`
+      : `digest "${sent}" does not equal calculated digest "${computed}"`;
+  return new AppError('DIGEST_MISMATCH', reason, { field: 'digestMD5' });
 }
 
 /**

@@ -36,6 +36,32 @@ export async function drive(plan: Plan, once: () => Promise<unknown>): Promise<R
   return run;
 }
 
+/**
+ * Runs the contenders in turns: `rounds` rounds, each giving every contender its share of the
+ * plan, the first place passing on each round. A disk that flushes or a cache that warms midway
+ * then weighs on all of them alike instead of on whichever ran last. One Run per contender.
+ */
+export async function driveInTurns(plan: Plan, rounds: number, contenders: (() => Promise<unknown>)[]): Promise<Run[]> {
+  const share: Plan =
+    'seconds' in plan
+      ? { ...plan, seconds: plan.seconds / rounds }
+      : { times: Math.max(1, Math.round(plan.times / rounds)) };
+  const runs = contenders.map((): Run => ({ ok: 0, errors: 0, seconds: 0, durations: [] }));
+  for (let round = 0; round < rounds; round += 1) {
+    for (let turn = 0; turn < contenders.length; turn += 1) {
+      const index = (round + turn) % contenders.length;
+      const part = await drive(share, contenders[index]);
+      const run = runs[index];
+      run.ok += part.ok;
+      run.errors += part.errors;
+      run.seconds += part.seconds;
+      run.durations.push(...part.durations);
+      run.firstError ??= part.firstError;
+    }
+  }
+  return runs;
+}
+
 function percentile(sorted: number[], fraction: number): number {
   if (!sorted.length) return 0;
   return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)];

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { PassThrough, Readable, Transform } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import {
+  ObjectDigestMismatchError,
   ObjectNotFoundError,
   ObjectSizeMismatchError,
   ObjectStoreUnavailableError,
@@ -162,6 +163,23 @@ export function describeObjectStoreContract(name: string, factory: () => Promise
         expect((error as Error).message).toContain(`not the announced ${size}`);
         await expectNothingLeft();
       }
+    });
+
+    it('refuses a body of another MD5 wherever it says it checks digests, storing nothing', async () => {
+      const bytes = randomBytes(256 * 1024);
+      const right = createHash('md5').update(bytes).digest('base64');
+      const wrong = createHash('md5').update('other bytes').digest('base64');
+      for (const options of [{ size: bytes.length }, { md5: wrong }, { size: bytes.length, md5: wrong }]) {
+        if (!store.checksDigest(options)) continue;
+        const error = await store
+          .put(key('checked'), Readable.from([bytes]), { contentType: 'text/plain', ...options })
+          .catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(ObjectDigestMismatchError);
+        await expectNothingLeft();
+      }
+      // The same body with its own digest is stored, whatever the store checks.
+      await store.put(key('checked'), Readable.from([bytes]), { contentType: 'text/plain', md5: right });
+      expect(md5(await readAll(await store.get(key('checked'))))).toBe(md5(bytes));
     });
 
     it('stores an object of exactly 8 MiB (one full S3 part) and of 8 MiB + 1 byte', async () => {

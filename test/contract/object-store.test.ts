@@ -147,6 +147,17 @@ describeWithS3('S3Store against OpenStack Swift (s3api)', () => {
     };
   });
 
+  it('says it checks digests exactly when a body goes in one request with Content-MD5', () => {
+    const store = new S3Store(sharedS3Settings()!);
+    const md5 = createHash('md5').update('bytes').digest('base64');
+    expect(store.checksDigest({ size: 5, md5 })).toBe(true);
+    // Parts carry their own MD5s; the whole body's is never checked by the server.
+    expect(store.checksDigest({ md5 })).toBe(false);
+    expect(store.checksDigest({ size: 5 })).toBe(false);
+    expect(new FilesystemStore(os.tmpdir()).checksDigest()).toBe(false);
+    store.close();
+  });
+
   it('sees an open multipart upload (so the contract\'s "no upload left" checks can fail)', async () => {
     const settings = sharedS3Settings()!;
     const store = new S3Store(settings);
@@ -345,6 +356,31 @@ describeWithS3('S3Store against OpenStack Swift (s3api)', () => {
           const stalled = await failure(store.put('a/b', Readable.from([bytes]), announced(bytes)));
           expectUnavailable(stalled, fake.endpoint, 3_000);
           expect((stalled.error as Error).message).toContain('the object store took no data for 300 ms');
+        } finally {
+          await fake.close();
+        }
+      });
+
+      it('removes what a server that ignores Content-MD5 stored, when its ETag shows other bytes', async () => {
+        const requests: string[] = [];
+        const fake = await fakeEndpoint((req, res) => {
+          requests.push(req.method!);
+          if (req.method === 'HEAD') return void res.writeHead(200).end();
+          if (req.method === 'DELETE') return void res.writeHead(204).end();
+          const hash = createHash('md5');
+          req.on('data', (chunk: Buffer) => hash.update(chunk));
+          req.on('end', () => res.writeHead(200, { etag: `"${hash.digest('hex')}"` }).end());
+        });
+        try {
+          const store = storeFor(settingsFor(fake.endpoint));
+          const bytes = randomBytes(MiB);
+          const wrong = { ...announced(bytes), md5: createHash('md5').update('other').digest('base64') };
+          const error = await store.put('a/b', Readable.from([bytes]), wrong).catch((e: unknown) => e);
+          expect(error).toBeInstanceOf(ObjectDigestMismatchError);
+          expect(requests).toEqual(['HEAD', 'PUT', 'DELETE']);
+          // The same bytes with their own digest: the ETag agrees, and nothing is removed.
+          await store.put('a/c', Readable.from([bytes]), announced(bytes));
+          expect(requests).toEqual(['HEAD', 'PUT', 'DELETE', 'PUT']);
         } finally {
           await fake.close();
         }

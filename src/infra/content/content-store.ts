@@ -97,7 +97,12 @@ export class ContentStore {
   }
 
   private async transfer(key: string, content: IncomingContent, expectedDigest?: string): Promise<ContentFacts> {
-    const meter = relay(content.stream, new ContentMeter());
+    const checkedByStore =
+      expectedDigest !== undefined && this.store.checksDigest({ size: content.declaredSize, md5: expectedDigest });
+    const meter = relay(
+      content.stream,
+      new ContentMeter({ digestCheckedByStore: checkedByStore ? expectedDigest : undefined }),
+    );
     const { uploadTimeoutMs } = this.options;
     const timer = setTimeout(() => meter.destroy(tookTooLong(uploadTimeoutMs)), uploadTimeoutMs);
     try {
@@ -109,9 +114,8 @@ export class ContentStore {
     } catch (error) {
       meter.destroy();
       if (meter.errored && isAppError(meter.errored)) throw meter.errored;
-      // The store checks the digest too; the meter, which saw every byte, names the real one.
-      if (error instanceof ObjectDigestMismatchError)
-        throw digestMismatch(expectedDigest!, meter.digestIfEnded ?? 'of an incomplete body');
+      // The store checks the digest too; the meter, when it hashed every byte, names the real one.
+      if (error instanceof ObjectDigestMismatchError) throw digestMismatch(expectedDigest!, meter.calculatedDigest);
       throw error;
     } finally {
       clearTimeout(timer);

@@ -4,6 +4,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
+import { CONTENT_BUFFER_BYTES } from '../../kernel/content';
 import {
   ObjectNotFoundError,
   ObjectSizeMismatchError,
@@ -84,7 +85,11 @@ export class FilesystemStore implements ObjectStore {
       await fsp.mkdir(this.incoming, { recursive: true });
       // flush: the bytes reach the disk before the file is closed, so a record committed after
       // put() resolves never points at a file a power cut emptied.
-      const writer = fs.createWriteStream(temporary, { flags: 'wx', flush: true });
+      const writer = fs.createWriteStream(temporary, {
+        flags: 'wx',
+        flush: true,
+        highWaterMark: CONTENT_BUFFER_BYTES,
+      });
       writer.once('error', () => (first ??= 'disk'));
       await pipeline(body, writer);
       if (size !== undefined && writer.bytesWritten !== size) {
@@ -101,6 +106,11 @@ export class FilesystemStore implements ObjectStore {
       await fsp.rm(temporary, { force: true }).catch(() => undefined);
       throw first === 'body' || error instanceof ObjectSizeMismatchError ? error : this.failure(`store ${key}`, error);
     }
+  }
+
+  /** Files have no digest of their own: callers hash what they write. */
+  checksDigest(): boolean {
+    return false;
   }
 
   async get(key: string): Promise<Readable> {

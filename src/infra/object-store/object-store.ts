@@ -16,8 +16,8 @@ export interface PutOptions {
   /**
    * The base64 MD5 the body should have, when the caller knows it. Drivers that send the bytes
    * over a network hand it to the server, which refuses a body that differs
-   * (ObjectDigestMismatchError, nothing stored). The filesystem driver ignores it, so callers
-   * verify digests themselves.
+   * (ObjectDigestMismatchError, nothing stored). Whether that check covers the whole body is
+   * `checksDigest`'s answer; where it does not (the filesystem), callers verify digests themselves.
    */
   md5?: string;
 }
@@ -30,6 +30,11 @@ export interface PutOptions {
 export interface ObjectStore {
   readonly kind: 'filesystem' | 's3';
   put(key: string, body: Readable, options: PutOptions): Promise<StoredObject>;
+  /**
+   * Whether `put` with these options checks the whole body against `options.md5` itself,
+   * storing nothing and rejecting with ObjectDigestMismatchError when it differs.
+   */
+  checksDigest(options: Pick<PutOptions, 'size' | 'md5'>): boolean;
   /** The object's bytes; rejects with ObjectNotFoundError when the key is absent. */
   get(key: string): Promise<Readable>;
   stat(key: string): Promise<StoredObject | null>;

@@ -201,6 +201,16 @@ function timedTransport(transport: typeof http | typeof https, connectMs: number
  * rejects with ObjectStoreUnavailableError naming the endpoint; a missing key with
  * ObjectNotFoundError (get) or null (stat).
  */
+/**
+ * A single PUT's ETag is the hex MD5 of the body (on AWS, MinIO, Ceph and Swift), or opaque when
+ * the bucket encrypts with KMS or customer keys. An MD5 ETag other than the announced digest
+ * means a server that ignored Content-MD5 and stored something else than the client sent.
+ */
+function contradicts(etag: string | undefined, md5: string): boolean {
+  const hex = etag?.replace(/"/g, '').toLowerCase();
+  return hex !== undefined && /^[0-9a-f]{32}$/.test(hex) && hex !== Buffer.from(md5, 'base64').toString('hex');
+}
+
 export class S3Store implements ObjectStore {
   readonly kind = 's3' as const;
   readonly endpoint: string;
@@ -259,19 +269,33 @@ export class S3Store implements ObjectStore {
   async put(key: string, body: Readable, { contentType, size, md5 }: PutOptions): Promise<StoredObject> {
     checkObjectKey(key);
     await this.ensureBucket();
-    // One streamed request when the size is known and the bytes are protected in transit: by
-    // the signed Content-MD5 the server checks, or by TLS. Otherwise signed parts, one at a time.
-    const protectedInTransit = md5 !== undefined || this.target.protocol === 'https:';
-    if (size !== undefined && size <= SINGLE_PUT_LIMIT && protectedInTransit) {
+    if (this.streamsInOneRequest(size, md5)) {
+      let etag: string | undefined;
       try {
-        await streamedPut(this.target, key, body, { contentType, size, md5 });
+        etag = await streamedPut(this.target, key, body, { contentType, size, md5 });
       } catch (error) {
         if (!(error instanceof StoreSideError)) throw error;
         throw error.code === 'BadDigest' ? new ObjectDigestMismatchError(key) : this.failure(`put ${key}`, error);
       }
+      if (md5 !== undefined && contradicts(etag, md5)) {
+        await this.delete(key);
+        throw new ObjectDigestMismatchError(key);
+      }
       return { size, contentType };
     }
     return this.putInParts(key, body, contentType, size);
+  }
+
+  checksDigest({ size, md5 }: Pick<PutOptions, 'size' | 'md5'>): boolean {
+    return md5 !== undefined && this.streamsInOneRequest(size, md5);
+  }
+
+  /**
+   * One streamed request when the size is known and the bytes are protected in transit: by the
+   * signed Content-MD5 the server checks, or by TLS. Otherwise signed parts, one at a time.
+   */
+  private streamsInOneRequest(size: number | undefined, md5: string | undefined): size is number {
+    return size !== undefined && size <= SINGLE_PUT_LIMIT && (md5 !== undefined || this.target.protocol === 'https:');
   }
 
   /** The body in `partSize` parts, each signed (payload SHA-256) and sent before the next is read. */

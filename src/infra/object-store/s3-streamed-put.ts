@@ -47,6 +47,7 @@ const isServerTrouble = (status: number) => status >= 500 || status === 429 || s
 interface Answer {
   status: number;
   body: string;
+  etag: string | undefined;
 }
 
 /** The server's answer, read whole (error documents are small; success bodies are empty). */
@@ -61,7 +62,11 @@ function answerOf(request: http.ClientRequest): Promise<Answer> {
         kept += chunk.length;
       });
       response.once('end', () =>
-        resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+        resolve({
+          status: response.statusCode ?? 0,
+          body: Buffer.concat(chunks).toString('utf8'),
+          etag: response.headers.etag,
+        }),
       );
       response.once('error', reject);
     });
@@ -82,14 +87,15 @@ function storeSide(error: unknown): StoreSideError {
  *
  * The idle deadline counts only while the server holds us up (a full socket, or waiting for its
  * answer), never while we wait for the body: a slow client does not look like a dead store.
- * Rejects with the body's own error unchanged, ObjectSizeMismatchError, or StoreSideError.
+ * Resolves with the stored object's ETag. Rejects with the body's own error unchanged,
+ * ObjectSizeMismatchError, or StoreSideError.
  */
 export async function streamedPut(
   target: StreamedPutTarget,
   key: string,
   body: Readable,
   { contentType, size, md5 }: { contentType: string; size: number; md5?: string },
-): Promise<void> {
+): Promise<string | undefined> {
   const path = `/${target.bucket}/${key.split('/').map(encodeURIComponent).join('/')}`;
   const date = new Date();
   const headers: Record<string, string> = {
@@ -122,6 +128,7 @@ export async function streamedPut(
   const answer = answerOf(request)
     .then((reply) => {
       if (reply.status !== 200) throw errorOf(reply);
+      return reply.etag;
     })
     .catch((error: unknown) => {
       const failure = storeSide(error);
@@ -143,7 +150,7 @@ export async function streamedPut(
     request.setTimeout(target.idleTimeoutMs, () =>
       request.destroy(timeoutError(`no answer within ${target.idleTimeoutMs} ms`)),
     );
-    await answer;
+    return await answer;
   } catch (error) {
     request.destroy();
     throw error;

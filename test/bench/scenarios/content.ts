@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import { loadConfig } from '../../../src/config';
 import { createObjectStore } from '../../../src/infra/object-store';
 import type { ObjectStore } from '../../../src/infra/object-store/object-store';
-import { drive, measurement, type Plan } from '../drive';
+import { drive, driveInTurns, measurement, type Plan } from '../drive';
 import { BENCH_SECONDS, load, type Measurement } from '../harness';
 import type { BenchEnvironment } from '../setup';
 import { BlobClient, bodyChunks, digestOf, drain, MEDIA_TYPE, MIB } from './content-client';
@@ -17,12 +17,15 @@ const FLOOR_PREFIX = 'bench-floor/';
 /** Where the floor server's bare HTTP handler keeps what it receives (test/bench/floor-server.ts). */
 const BARE_HTTP_PREFIX = 'bench-http-floor/';
 const SMALL_CONCURRENCY = 4;
-const LARGE_REPETITIONS = 3;
+const LARGE_REPETITIONS = 4;
+/** Turns the contenders of each shape take (driveInTurns). */
+const ROUNDS = 4;
 const DEVICE_LOG_ENTRIES = 1000;
 const RSS_TARGET_MIB = 32;
 
 interface Shape {
   plan: Plan;
+  rounds: number;
   bytes: number;
   size: string;
   note: string;
@@ -31,11 +34,18 @@ interface Shape {
 const SHAPES: Shape[] = [
   {
     plan: { seconds: BENCH_SECONDS, concurrency: SMALL_CONCURRENCY },
+    rounds: ROUNDS,
     bytes: SMALL,
     size: '1 MiB',
-    note: '4 concurrent',
+    note: `4 concurrent, ${ROUNDS} turns`,
   },
-  { plan: { times: LARGE_REPETITIONS }, bytes: LARGE, size: '100 MiB', note: `${LARGE_REPETITIONS} sequential` },
+  {
+    plan: { times: LARGE_REPETITIONS },
+    rounds: ROUNDS,
+    bytes: LARGE,
+    size: '100 MiB',
+    note: `${LARGE_REPETITIONS} sequential, in turns`,
+  },
 ];
 
 /** How the floor reaches each store: the same driver, called from the bench process. */
@@ -108,22 +118,30 @@ async function deviceLogs(label: string, env: BenchEnvironment, user: SeededUser
   return row;
 }
 
-/** The floor, the least an HTTP server can do (bare node:http), and the service, each as a row. */
+/**
+ * The floor, the least an HTTP server can do (bare node:http), and the service, each as a row,
+ * measured in turns so that the machine's drift (this disk's speed varies by half) is shared.
+ */
 async function trio(
   shape: Shape,
   floor: { name: string; note: string; run: () => Promise<unknown> },
   bare: { note: string; run: () => Promise<unknown> },
   service: { name: string; run: () => Promise<unknown> },
 ): Promise<Measurement[]> {
-  const floorRow = measurement(floor.name, await drive(shape.plan, floor.run), shape.bytes, undefined, floor.note);
+  const [floorRun, bareRun, serviceRun] = await driveInTurns(shape.plan, shape.rounds, [
+    floor.run,
+    bare.run,
+    service.run,
+  ]);
+  const floorRow = measurement(floor.name, floorRun, shape.bytes, undefined, floor.note);
   const bareRow = measurement(
     `bare HTTP: ${service.name}`,
-    await drive(shape.plan, bare.run),
+    bareRun,
     shape.bytes,
     floorRow.name,
     `${shape.note}; ${bare.note}`,
   );
-  const serviceRow = measurement(service.name, await drive(shape.plan, service.run), shape.bytes, floorRow.name);
+  const serviceRow = measurement(service.name, serviceRun, shape.bytes, floorRow.name);
   serviceRow.notes = `${shape.note}; ${(serviceRow.requestsPerSecond / bareRow.requestsPerSecond).toFixed(2)} of bare HTTP`;
   return [floorRow, bareRow, serviceRow];
 }

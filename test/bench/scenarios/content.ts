@@ -198,7 +198,7 @@ export async function contentScenarios(env: BenchEnvironment): Promise<Measureme
             note: `${shape.note}; ${floorPath}`,
             run: floorPut(shape.bytes),
           },
-          { note: 'node:http + MD5 → store, no auth or DB', run: () => client.bareUpload(shape.bytes) },
+          { note: 'node:http + digest check → store, no auth or DB', run: () => client.bareUpload(shape.bytes) },
           { name: `${label} POST /v1/users/{id}/blobs ${shape.size}`, run: () => client.upload(shape.bytes) },
         )),
       );

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
 import { AppError, invalid } from './errors';
 import { truncate } from './validation';
@@ -49,8 +49,9 @@ export const tooLarge = () =>
 
 /**
  * How much an upload may hold between its socket and its store, on each side of the meter.
- * Big enough that reading, hashing and writing overlap instead of taking turns in 16 KiB steps
- * (bench: +50% on the filesystem store); small enough that memory stays flat.
+ * Big enough that reading, hashing and writing overlap instead of taking turns in small steps
+ * (+20% on the filesystem store); small enough that memory stays flat (1 MiB gained a little
+ * more speed but grew the process by 35-43 MiB during a 100 MiB upload).
  */
 export const CONTENT_BUFFER_BYTES = 256 * 1024;
 
@@ -64,7 +65,7 @@ export const CONTENT_BUFFER_BYTES = 256 * 1024;
  * only true once the store has accepted the bytes.
  */
 export class ContentMeter extends Transform {
-  private readonly hash;
+  private readonly hash: Hash | undefined;
   private bytes = 0;
   private measured: ContentFacts | undefined;
   private calculated: string | undefined;

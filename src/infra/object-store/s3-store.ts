@@ -184,6 +184,16 @@ function timedTransport(transport: typeof http | typeof https, connectMs: number
 }
 
 /**
+ * A single PUT's ETag is the hex MD5 of the body (on AWS, MinIO, Ceph and Swift), or opaque when
+ * the bucket encrypts with KMS or customer keys. An MD5 ETag other than the announced digest
+ * means a server that ignored Content-MD5 and stored something else than the client sent.
+ */
+function contradicts(etag: string | undefined, md5: string): boolean {
+  const hex = etag?.replace(/"/g, '').toLowerCase();
+  return hex !== undefined && /^[0-9a-f]{32}$/.test(hex) && hex !== Buffer.from(md5, 'base64').toString('hex');
+}
+
+/**
  * Objects in one bucket of an S3-compatible server (AWS S3, MinIO, Ceph, Swift s3api…).
  *
  * The bucket is created lazily: the first operation (ping included) checks that it exists and
@@ -201,16 +211,6 @@ function timedTransport(transport: typeof http | typeof https, connectMs: number
  * rejects with ObjectStoreUnavailableError naming the endpoint; a missing key with
  * ObjectNotFoundError (get) or null (stat).
  */
-/**
- * A single PUT's ETag is the hex MD5 of the body (on AWS, MinIO, Ceph and Swift), or opaque when
- * the bucket encrypts with KMS or customer keys. An MD5 ETag other than the announced digest
- * means a server that ignored Content-MD5 and stored something else than the client sent.
- */
-function contradicts(etag: string | undefined, md5: string): boolean {
-  const hex = etag?.replace(/"/g, '').toLowerCase();
-  return hex !== undefined && /^[0-9a-f]{32}$/.test(hex) && hex !== Buffer.from(md5, 'base64').toString('hex');
-}
-
 export class S3Store implements ObjectStore {
   readonly kind = 's3' as const;
   readonly endpoint: string;

@@ -184,12 +184,14 @@ function timedTransport(transport: typeof http | typeof https, connectMs: number
 }
 
 /**
- * A single PUT's ETag is the hex MD5 of the body (on AWS, MinIO, Ceph and Swift), or opaque when
- * the bucket encrypts with KMS or customer keys. An MD5 ETag other than the announced digest
- * means a server that ignored Content-MD5 and stored something else than the client sent.
+ * A single PUT's ETag is the hex MD5 of the body, except for objects encrypted with KMS or a
+ * customer key, whose ETag is opaque (as AWS documents it). An MD5 ETag other than the announced
+ * digest means a server that ignored Content-MD5 and stored something else than the client sent.
  */
-function contradicts(etag: string | undefined, md5: string): boolean {
-  const hex = etag?.replace(/"/g, '').toLowerCase();
+function contradicts(reply: http.IncomingHttpHeaders, md5: string): boolean {
+  const encryption = reply['x-amz-server-side-encryption'] ?? 'AES256';
+  if (encryption !== 'AES256' || reply['x-amz-server-side-encryption-customer-algorithm']) return false;
+  const hex = reply.etag?.replace(/"/g, '').toLowerCase();
   return hex !== undefined && /^[0-9a-f]{32}$/.test(hex) && hex !== Buffer.from(md5, 'base64').toString('hex');
 }
 
@@ -270,14 +272,14 @@ export class S3Store implements ObjectStore {
     checkObjectKey(key);
     await this.ensureBucket();
     if (this.streamsInOneRequest(size, md5)) {
-      let etag: string | undefined;
+      let reply: http.IncomingHttpHeaders;
       try {
-        etag = await streamedPut(this.target, key, body, { contentType, size, md5 });
+        reply = await streamedPut(this.target, key, body, { contentType, size, md5 });
       } catch (error) {
         if (!(error instanceof StoreSideError)) throw error;
         throw error.code === 'BadDigest' ? new ObjectDigestMismatchError(key) : this.failure(`put ${key}`, error);
       }
-      if (md5 !== undefined && contradicts(etag, md5)) {
+      if (md5 !== undefined && contradicts(reply, md5)) {
         await this.delete(key);
         throw new ObjectDigestMismatchError(key);
       }

@@ -47,7 +47,7 @@ const isServerTrouble = (status: number) => status >= 500 || status === 429 || s
 interface Answer {
   status: number;
   body: string;
-  etag: string | undefined;
+  headers: http.IncomingHttpHeaders;
 }
 
 /** The server's answer, read whole (error documents are small; success bodies are empty). */
@@ -65,7 +65,7 @@ function answerOf(request: http.ClientRequest): Promise<Answer> {
         resolve({
           status: response.statusCode ?? 0,
           body: Buffer.concat(chunks).toString('utf8'),
-          etag: response.headers.etag,
+          headers: response.headers,
         }),
       );
       response.once('error', reject);
@@ -87,7 +87,7 @@ function storeSide(error: unknown): StoreSideError {
  *
  * The idle deadline counts only while the server holds us up (a full socket, or waiting for its
  * answer), never while we wait for the body: a slow client does not look like a dead store.
- * Resolves with the stored object's ETag. Rejects with the body's own error unchanged,
+ * Resolves with the headers of the server's answer. Rejects with the body's own error unchanged,
  * ObjectSizeMismatchError, or StoreSideError.
  */
 export async function streamedPut(
@@ -95,7 +95,7 @@ export async function streamedPut(
   key: string,
   body: Readable,
   { contentType, size, md5 }: { contentType: string; size: number; md5?: string },
-): Promise<string | undefined> {
+): Promise<http.IncomingHttpHeaders> {
   const path = `/${target.bucket}/${key.split('/').map(encodeURIComponent).join('/')}`;
   const date = new Date();
   const headers: Record<string, string> = {
@@ -128,7 +128,7 @@ export async function streamedPut(
   const answer = answerOf(request)
     .then((reply) => {
       if (reply.status !== 200) throw errorOf(reply);
-      return reply.etag;
+      return reply.headers;
     })
     .catch((error: unknown) => {
       const failure = storeSide(error);

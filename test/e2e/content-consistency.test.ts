@@ -21,10 +21,25 @@ import { rowCount, storedKeys } from '../support/stored';
 // Short, so the sweeper settles abandoned uploads within the test (it runs every timeout / 4).
 const RECOVERY_ENV = { UPLOAD_TIMEOUT_SECONDS: '2' };
 
-async function expectNothingKept(app: TestApp, user: TestAccount): Promise<void> {
+/** Where each kind of content keeps its records and its bytes. */
+const BLOBS = { table: 'blobs', keys: 'blobs' };
+const DEVICE_LOGS = { table: 'device_logs', keys: 'device-logs' };
+
+async function expectNothingKept(app: TestApp, user: TestAccount, kinds = [BLOBS]): Promise<void> {
   await eventually(async () => (await rowCount(app, 'pending_objects')) === 0, 'no upload is pending');
-  expect(await rowCount(app, `blobs where user_id = '${user.userid}'`)).toBe(0);
-  expect(await storedKeys(app, `blobs/${user.userid}/`)).toEqual([]);
+  for (const { table, keys } of kinds) {
+    expect(await rowCount(app, `${table} where user_id = '${user.userid}'`)).toBe(0);
+    expect(await storedKeys(app, `${keys}/${user.userid}/`)).toEqual([]);
+  }
+}
+
+/** Every blob record of `user` has its bytes, and every stored object of theirs has a record. */
+async function expectRecordsMatchBytes(app: TestApp, user: TestAccount): Promise<void> {
+  await eventually(async () => (await rowCount(app, 'pending_objects')) === 0, 'no upload is pending');
+  const records = await app.database.query(`select object_key from blobs where user_id = '${user.userid}'`);
+  expect((await storedKeys(app, `blobs/${user.userid}/`)).sort()).toEqual(
+    records.map((row) => row.object_key as string).sort(),
+  );
 }
 
 const uploadHeaders = (user: TestAccount, body: Buffer): [string, string][] => [
@@ -84,9 +99,7 @@ describe.each(storeDrivers())('consistency on the %s store', (_driver, storeEnv)
     });
     await app.database.setAvailable(true);
     expect(reply).toEqual({ status: 503, text: expect.stringMatching(/database is unavailable/) });
-    await eventually(async () => (await rowCount(app, 'pending_objects')) === 0, 'no upload is pending');
-    expect(await rowCount(app, `device_logs where user_id = '${user.userid}'`)).toBe(0);
-    expect(await storedKeys(app, `device-logs/${user.userid}/`)).toEqual([]);
+    await expectNothingKept(app, user, [DEVICE_LOGS]);
   });
 
   it('answers 503 without writing anything when the database is down before the upload', async () => {
@@ -99,26 +112,6 @@ describe.each(storeDrivers())('consistency on the %s store', (_driver, storeEnv)
       await app.database.setAvailable(true);
     }
     await expectNothingKept(app, user);
-  });
-});
-
-/** Every blob record of `user` has its bytes, and every stored object of theirs has a record. */
-async function expectRecordsMatchBytes(app: TestApp, user: TestAccount): Promise<void> {
-  await eventually(async () => (await rowCount(app, 'pending_objects')) === 0, 'no upload is pending');
-  const records = await app.database.query(`select object_key from blobs where user_id = '${user.userid}'`);
-  expect((await storedKeys(app, `blobs/${user.userid}/`)).sort()).toEqual(
-    records.map((row) => row.object_key as string).sort(),
-  );
-}
-
-describe.each(storeDrivers())('removals racing uploads on the %s store', (_driver, storeEnv) => {
-  let app: TestApp;
-
-  beforeAll(async () => {
-    app = await startTestApp({ ...(await storeEnv()), ...RECOVERY_ENV });
-  });
-  afterAll(async () => {
-    await app?.stop();
   });
 
   it('never leaves a record without its bytes when all blobs are deleted during uploads', async () => {
@@ -164,11 +157,7 @@ describe.each(storeDrivers())('removals racing uploads on the %s store', (_drive
     });
     expect(deletion.status).toBe(204);
     for (const reply of await Promise.all(uploads)) expect([201, 401, 404]).toContain(reply.status);
-    await eventually(async () => (await rowCount(app, 'pending_objects')) === 0, 'no upload is pending');
-    expect(await rowCount(app, `blobs where user_id = '${user.userid}'`)).toBe(0);
-    expect(await rowCount(app, `device_logs where user_id = '${user.userid}'`)).toBe(0);
-    expect(await storedKeys(app, `blobs/${user.userid}/`)).toEqual([]);
-    expect(await storedKeys(app, `device-logs/${user.userid}/`)).toEqual([]);
+    await expectNothingKept(app, user, [BLOBS, DEVICE_LOGS]);
   });
 });
 

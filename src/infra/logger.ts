@@ -11,9 +11,12 @@ export const requestScope = new AsyncLocalStorage<RequestScope>();
 
 /**
  * JSON lines on stdout. `buffered` (the service process) writes them in the background, off the
- * request path; call `logger.flush()` before exiting.
+ * request path; call `logger.flush()` before exiting. `destination` takes the lines instead (tests).
  */
-export function createLogger(level: string, { buffered = false }: { buffered?: boolean } = {}): Logger {
+export function createLogger(
+  level: string,
+  { buffered = false, destination }: { buffered?: boolean; destination?: pino.DestinationStream } = {},
+): Logger {
   const options: pino.LoggerOptions = {
     level,
     base: undefined,
@@ -24,6 +27,7 @@ export function createLogger(level: string, { buffered = false }: { buffered?: b
       return scope ? { requestId: scope.requestId } : {};
     },
   };
+  if (destination) return pino(options, destination);
   return buffered ? pino(options, pino.destination({ dest: 1, sync: false })) : pino(options);
 }
 

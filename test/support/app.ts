@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pino from 'pino';
 import { loadConfig, type Config } from '../../src/config';
 import { createLogger, type Logger } from '../../src/infra/logger';
 import { startService, type RunningService } from '../../src/service';
@@ -27,14 +26,9 @@ export interface TestAppOptions {
   logTo?: (line: string) => void;
 }
 
-/**
- * The service's own logger (its format, its request-id binding), writing to `logTo` instead of
- * stdout. createLogger takes no destination, so the line sink pino writes to is swapped.
- */
+/** The service's own logger (its format, its request-id binding), writing to `logTo` if given. */
 function testLogger(config: Config, { logTo }: TestAppOptions): Logger {
-  const logger = createLogger(config.logLevel);
-  if (logTo) Object.assign(logger, { [pino.symbols.streamSym]: { write: logTo } });
-  return logger;
+  return createLogger(config.logLevel, logTo ? { destination: { write: logTo } } : {});
 }
 
 /**

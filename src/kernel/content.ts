@@ -68,7 +68,6 @@ export class ContentMeter extends Transform {
   private readonly hash: Hash | undefined;
   private bytes = 0;
   private measured: ContentFacts | undefined;
-  private calculated: string | undefined;
   private readonly limit: number;
   private readonly digestCheckedByStore: string | undefined;
 
@@ -87,14 +86,8 @@ export class ContentMeter extends Transform {
   }
 
   override _flush(callback: TransformCallback): void {
-    this.calculated = this.hash?.digest('base64');
-    this.measured = { size: this.bytes, digestMD5: (this.calculated ?? this.digestCheckedByStore)! };
+    this.measured = { size: this.bytes, digestMD5: this.hash?.digest('base64') ?? this.digestCheckedByStore! };
     callback();
-  }
-
-  /** The MD5 this meter calculated, once the whole stream has gone through; else undefined. */
-  get calculatedDigest(): string | undefined {
-    return this.calculated;
   }
 
   /** What went through; only once the whole stream has. */

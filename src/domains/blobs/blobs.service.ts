@@ -25,8 +25,6 @@ const MAY_READ: Requirement = ['custodian'];
 
 export const BLOB_ID_PATTERN = /^[0-9a-z]{32}$/;
 export const PAGE_SIZE = { default: 100, max: 1000 };
-/** Records deleted per statement when all of a user's blobs go. */
-const REMOVAL_BATCH = 1000;
 
 export interface NewBlob {
   mediaType?: string;
@@ -179,17 +177,15 @@ export class BlobsService {
   }
 
   /**
-   * Deletes the records of `userId`'s blobs, returning their object keys. Exactly the rows it
-   * read go, so a blob whose upload commits meanwhile keeps its record and its bytes.
+   * Deletes the records of `userId`'s blobs in one statement, returning their object keys. Exactly
+   * the rows it deleted go, so a blob whose upload commits meanwhile keeps its record and its bytes.
    */
   private async unrecordAllOf(tx: EntityManager, userId: string): Promise<string[]> {
-    const keys: string[] = [];
-    for (;;) {
-      const batch = await tx.find(BlobSchema, { userId }, { fields: ['id', 'objectKey'], limit: REMOVAL_BATCH });
-      if (!batch.length) return keys;
-      await tx.nativeDelete(BlobSchema, { id: { $in: batch.map((blob) => blob.id) } });
-      for (const blob of batch) if (blob.objectKey) keys.push(blob.objectKey);
-    }
+    const rows = await tx.execute<{ object_key: string | null }[]>(
+      'delete from blobs where user_id = ? returning object_key',
+      [userId],
+    );
+    return rows.flatMap((row) => (row.object_key ? [row.object_key] : []));
   }
 
   private filter(options: BlobListOptions): BlobFilter {

@@ -113,13 +113,14 @@ export class DeviceLogsService {
 
   /** Account deletion, inside its transaction: every log record now, the bytes once it commits. */
   async forgetUser(scope: Scope, userId: string): Promise<AfterCommit> {
-    const keys: string[] = [];
-    for (;;) {
-      const batch = await scope.em.find(DeviceLogSchema, { userId }, { fields: ['id', 'objectKey'], limit: 1000 });
-      if (!batch.length) return this.contents.removeWithin(scope.em, keys);
-      await scope.em.nativeDelete(DeviceLogSchema, { id: { $in: batch.map((log) => log.id) } });
-      keys.push(...batch.map((log) => log.objectKey));
-    }
+    const rows = await scope.em.execute<{ object_key: string }[]>(
+      'delete from device_logs where user_id = ? returning object_key',
+      [userId],
+    );
+    return this.contents.removeWithin(
+      scope.em,
+      rows.map((row) => row.object_key),
+    );
   }
 
   private async find(scope: Scope, id: string): Promise<DeviceLogRecord> {

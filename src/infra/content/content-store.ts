@@ -114,8 +114,8 @@ export class ContentStore {
     } catch (error) {
       meter.destroy();
       if (meter.errored && isAppError(meter.errored)) throw meter.errored;
-      // The store checks the digest too; the meter, when it hashed every byte, names the real one.
-      if (error instanceof ObjectDigestMismatchError) throw digestMismatch(expectedDigest!, meter.calculatedDigest);
+      // Only a store that checks the digest itself refuses one, and then the meter did not hash.
+      if (error instanceof ObjectDigestMismatchError) throw digestMismatch(expectedDigest!);
       throw error;
     } finally {
       clearTimeout(timer);
@@ -125,17 +125,12 @@ export class ContentStore {
 
   /** Runs `unrecord` (which removes metadata and returns its object keys), then removes those bytes. */
   async remove(em: EntityManager, unrecord: (tx: EntityManager) => Promise<readonly string[]>): Promise<void> {
-    const leaseUntil = new Date(Date.now() + this.leaseMarginMs);
-    const keys = await em
-      .transactional(async (tx) => {
-        const keys = await unrecord(tx);
-        await this.pending.announce(tx, keys, leaseUntil);
-        return keys;
-      })
+    const removeBytes = await em
+      .transactional(async (tx) => this.removeWithin(tx, await unrecord(tx)))
       .catch((error) => {
         throw asClientError(error);
       });
-    await this.discard(em, keys, leaseUntil);
+    await removeBytes();
   }
 
   /**

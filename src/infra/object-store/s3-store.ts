@@ -15,7 +15,7 @@ import {
   type StoredObject,
 } from './object-store';
 import { StoreSideError, streamedPut, type StreamedPutTarget } from './s3-streamed-put';
-import { connectDeadline, timeoutError, xmlText } from './s3-wire';
+import { connectDeadline, errorDocument, readHead, timeoutError } from './s3-wire';
 
 /** Size of each multipart part, and the largest body of unknown size sent in a single PUT. */
 export const S3_PART_SIZE = 8 * 1024 * 1024;
@@ -156,25 +156,20 @@ function timedTransport(transport: typeof http | typeof https, connectMs: number
   const request = (options: http.RequestOptions, callback?: (res: http.IncomingMessage) => void) => {
     const req = transport.request({ ...options, timeout: idleMs }, (res) => {
       if (!RETRIED_STATUSES.has(res.statusCode ?? 0)) return callback?.(res);
-      const chunks: Buffer[] = [];
-      let kept = 0;
-      res.on('data', (chunk: Buffer) => {
-        if (kept < 16 * 1024) chunks.push(chunk);
-        kept += chunk.length;
-      });
-      res.once('end', () => {
-        const body = Buffer.concat(chunks).toString('utf8');
-        const status = res.statusCode!;
-        const code = xmlText(body, 'Code') ?? `HTTP${status}`;
-        const message = xmlText(body, 'Message') ?? (res.statusMessage || 'server error');
-        const xml = `<Error><Code>${escapeXml(code)}</Code><Message>${escapeXml(message)}</Message><HttpStatus>${status}</HttpStatus></Error>`;
-        const replacement = Object.assign(Readable.from([Buffer.from(xml)]), {
-          statusCode: 599,
-          statusMessage: res.statusMessage,
-          headers: res.headers,
-        });
-        callback?.(replacement as unknown as http.IncomingMessage);
-      });
+      void readHead(res).then(
+        (body) => {
+          const status = res.statusCode!;
+          const { code, message } = errorDocument(body, status, res.statusMessage || 'server error');
+          const xml = `<Error><Code>${escapeXml(code)}</Code><Message>${escapeXml(message)}</Message><HttpStatus>${status}</HttpStatus></Error>`;
+          const replacement = Object.assign(Readable.from([Buffer.from(xml)]), {
+            statusCode: 599,
+            statusMessage: res.statusMessage,
+            headers: res.headers,
+          });
+          callback?.(replacement as unknown as http.IncomingMessage);
+        },
+        (error: Error) => req.destroy(error),
+      );
     });
     req.on('timeout', () => req.destroy(timeoutError(`no answer within ${idleMs} ms`)));
     connectDeadline(req, connectMs);

@@ -3,7 +3,7 @@ import type https from 'node:https';
 import type { Readable } from 'node:stream';
 import { signV4 } from 'minio/dist/main/signing.js';
 import { ObjectSizeMismatchError } from './object-store';
-import { connectDeadline, timeoutError, xmlText } from './s3-wire';
+import { connectDeadline, errorDocument, readHead, timeoutError } from './s3-wire';
 
 /** Where and as whom a streamed PUT goes; the S3 store builds it from its settings. */
 export interface StreamedPutTarget {
@@ -55,20 +55,10 @@ function answerOf(request: http.ClientRequest): Promise<Answer> {
   return new Promise((resolve, reject) => {
     request.once('error', reject);
     request.once('response', (response) => {
-      const chunks: Buffer[] = [];
-      let kept = 0;
-      response.on('data', (chunk: Buffer) => {
-        if (kept < 16 * 1024) chunks.push(chunk);
-        kept += chunk.length;
-      });
-      response.once('end', () =>
-        resolve({
-          status: response.statusCode ?? 0,
-          body: Buffer.concat(chunks).toString('utf8'),
-          headers: response.headers,
-        }),
+      readHead(response).then(
+        (body) => resolve({ status: response.statusCode ?? 0, body, headers: response.headers }),
+        reject,
       );
-      response.once('error', reject);
     });
   });
 }
@@ -158,8 +148,7 @@ export async function streamedPut(
 }
 
 function errorOf({ status, body }: Answer): StoreSideError {
-  const code = xmlText(body, 'Code') ?? `HTTP${status}`;
-  const message = xmlText(body, 'Message') ?? 'no error document';
+  const { code, message } = errorDocument(body, status, 'no error document');
   return new StoreSideError(`${message} (HTTP ${status})`, code, isServerTrouble(status) ? status : undefined);
 }
 

@@ -8,8 +8,27 @@ export function timeoutError(message: string): NodeJS.ErrnoException {
 }
 
 /** The text of the first `<tag>` of an S3 XML document (error documents are flat). */
-export function xmlText(xml: string, tag: string): string | undefined {
+function xmlText(xml: string, tag: string): string | undefined {
   return new RegExp(`<${tag}>([^<]*)</${tag}>`).exec(xml)?.[1];
+}
+
+/** Code and message of an S3 error document, with stand-ins where the body is not one. */
+export function errorDocument(body: string, status: number, noMessage: string): { code: string; message: string } {
+  return { code: xmlText(body, 'Code') ?? `HTTP${status}`, message: xmlText(body, 'Message') ?? noMessage };
+}
+
+/** A response body read to its end (freeing the socket), keeping its first 16 KiB: error documents are small. */
+export function readHead(response: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let kept = 0;
+    response.on('data', (chunk: Buffer) => {
+      if (kept < 16 * 1024) chunks.push(chunk);
+      kept += chunk.length;
+    });
+    response.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    response.once('error', reject);
+  });
 }
 
 /** Destroys `request` with ETIMEDOUT unless its socket connects within `ms`. */

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import type { Client } from 'minio';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { loadConfig, type S3Settings } from '../../src/config';
 import { createObjectStore } from '../../src/infra/object-store';
 import { FilesystemStore } from '../../src/infra/object-store/filesystem-store';
@@ -42,6 +42,38 @@ describe('FilesystemStore failures', () => {
         broke,
       );
     } finally {
+      await fsp.rm(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('FilesystemStore durability', () => {
+  it('flushes the folder of each new object and every folder whose entry it created', async () => {
+    const root = await fsp.mkdtemp(path.join(os.tmpdir(), 'islet-objects-'));
+    const synced: string[] = [];
+    const open = fsp.open.bind(fsp);
+    const spy = jest.spyOn(fsp, 'open').mockImplementation(async (file, flags, ...rest) => {
+      if (flags === 'r') synced.push(path.relative(root, String(file)) || '.');
+      return open(file, flags, ...rest);
+    });
+    try {
+      const store = new FilesystemStore(root);
+      const put = async (key: string) => {
+        synced.length = 0;
+        await store.put(key, Readable.from([Buffer.from('x')]), { contentType: 'text/plain' });
+        return [...synced];
+      };
+      expect(await put('blobs/u1/b1/k1')).toEqual([
+        'objects/blobs/u1/b1',
+        'objects/blobs/u1',
+        'objects/blobs',
+        'objects',
+        '.',
+      ]);
+      expect(await put('blobs/u1/b2/k2')).toEqual(['objects/blobs/u1/b2', 'objects/blobs/u1']);
+      expect(await put('blobs/u1/b2/k3')).toEqual(['objects/blobs/u1/b2']);
+    } finally {
+      spy.mockRestore();
       await fsp.rm(root, { recursive: true, force: true });
     }
   });

@@ -36,6 +36,18 @@ async function syncFolder(folder: string): Promise<void> {
   }
 }
 
+/**
+ * Flushes `folder`, which gained an entry, and each folder above it that gained one because
+ * `mkdir` created the folder below it: up to the parent of `createdTop`, the highest it created.
+ */
+async function syncFoldersUp(folder: string, createdTop: string | undefined): Promise<void> {
+  const last = createdTop ? path.dirname(createdTop) : folder;
+  for (let current = folder; ; current = path.dirname(current)) {
+    await syncFolder(current);
+    if (current === last || current === path.dirname(current)) return;
+  }
+}
+
 /** Files removed at once by deleteMany: enough to overlap the disk's latency, few enough descriptors. */
 const PARALLEL_DELETES = 16;
 
@@ -99,8 +111,7 @@ export class FilesystemStore implements ObjectStore {
       const createdFolder = await fsp.mkdir(folder, { recursive: true });
       await fsp.writeFile(`${target}.type`, contentType, { flush: true });
       await fsp.rename(temporary, target);
-      await syncFolder(folder);
-      if (createdFolder) await syncFolder(path.dirname(createdFolder));
+      await syncFoldersUp(folder, createdFolder);
       return { size: writer.bytesWritten, contentType };
     } catch (error) {
       await fsp.rm(temporary, { force: true }).catch(() => undefined);

@@ -43,6 +43,9 @@ describe('field rules', () => {
 
   it('refuses dates and times that do not exist instead of rolling them over', () => {
     expect(parseDateTime('2024-02-29T23:59:59.999Z', 'at').toISOString()).toBe('2024-02-29T23:59:59.999Z');
+    // Year 0 is a leap year (divisible by 400); 1900 is not.
+    expect(parseDateTime('0000-02-29T00:00:00Z', 'at').toISOString()).toBe('0000-02-29T00:00:00.000Z');
+    expect(reason(() => parseDateTime('1900-02-29T00:00:00Z', 'at'))).toMatch(/not an ISO 8601 date-time/);
     expect(parseDateTime('2024-12-31T00:00:00-14:00', 'at').toISOString()).toBe('2024-12-31T14:00:00.000Z');
     for (const impossible of [
       '2023-02-29T10:00:00Z',

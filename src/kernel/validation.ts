@@ -44,8 +44,13 @@ export function assertPassword(value: string, field = 'password'): string {
 
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|[+-](\d{2}):(\d{2}))$/;
 
-/** Days in a month of a (proleptic Gregorian) year. */
-const daysIn = (year: number, month: number) => new Date(Date.UTC(year, month, 0)).getUTCDate();
+/** Days in a month of a (proleptic Gregorian) year; by rule, since Date.UTC reads years 0-99 as 19xx. */
+const daysIn = (year: number, month: number) =>
+  month === 2
+    ? year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)
+      ? 29
+      : 28
+    : [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
 
 /**
  * Whether `value` is an ISO 8601 / RFC 3339 date-time with an explicit offset whose every part

@@ -35,7 +35,8 @@ export interface RestRoute {
   body?: 'json' | 'binary';
   /**
    * Treat unusable credentials as none instead of answering 401: for operations that do not act
-   * as the caller (sign-up, logins) and for logout, which always succeeds.
+   * as the caller (sign-up, logins) and for logout, which always succeeds. Set by the app from
+   * the document (CREDENTIAL_FREE_MUTATIONS), never by hand.
    */
   lenientCredentials?: boolean;
   /** Wire quirks of this operation (e.g. user deletion answers 401 where others answer 403). */

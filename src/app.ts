@@ -1,5 +1,5 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import type { GraphQLSchema } from 'graphql';
+import { getOperationAST, parse, type GraphQLSchema } from 'graphql';
 import { errorBody, HTTP_STATUS } from '../rest-compat/http-errors';
 import { restCompatRouter, sendAppError } from '../rest-compat/router';
 import { contentRoutes, restRoutes } from '../rest-compat/routes';
@@ -12,7 +12,7 @@ import { buildIsletSchema } from './graphql/schema';
 import { createServices } from './services';
 import { asAppError } from './infra/failures';
 import { realmRoutes } from './auth/endpoints';
-import { asksOnlyFor, graphqlHttpHandler } from './graphql/http';
+import { asksOnlyFor, graphqlHttpHandler, onlyMutationOf } from './graphql/http';
 import { CREDENTIAL_FREE_MUTATIONS } from './auth/sessions.resolver';
 import { createApolloServer } from './graphql/server';
 import { authenticate } from './http/authenticate';
@@ -88,11 +88,16 @@ export async function createApp({
   const strict = authenticate(authenticator, orm, logger, restError);
   const lenient = authenticate(authenticator, orm, logger, restError, { lenient: true });
   app.use(apiCors);
+  // Routes that run only credential-free mutations treat unusable credentials as none, as /graphql does.
+  const routes = restRoutes.map((route) => ({
+    ...route,
+    lenientCredentials: onlyMutationOf(getOperationAST(parse(route.document)), CREDENTIAL_FREE_MUTATIONS),
+  }));
   const edgeFor = (route: RestRoute) => [
     ...(route.body === 'binary' ? [] : [parseJson]),
     route.lenientCredentials ? lenient : strict,
   ];
-  app.use(restCompatRouter(schema, restRoutes, edgeFor, { routes: contentRoutes(services), edge: [strict] }));
+  app.use(restCompatRouter(schema, routes, edgeFor, { routes: contentRoutes(services), edge: [strict] }));
 
   app.use((req: Request, res: Response) => {
     res.status(404).json(errorBody(404, `No route for ${req.method} ${req.path}`));

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
-import path from 'node:path';
 import { ConfigError, loadConfig, type Config } from './config';
 import { createLogger } from './infra/logger';
+import { secretsFile } from './infra/secrets';
 import { DEV_CLIENT_ID } from './auth/oidc/clients';
 import { startService, type RunningService } from './service';
 
@@ -12,7 +12,7 @@ import { startService, type RunningService } from './service';
  */
 export function startupBanner(config: Config, service: Pick<RunningService, 'url' | 'database' | 'secrets'>): string[] {
   const { url, database, secrets } = service;
-  const kept = path.join(config.dataDir, 'secrets.json');
+  const kept = secretsFile(config.dataDir);
   const lines = [`Islet listening on ${url} (GraphQL at ${url}/graphql, database: ${database.source})`];
   if (secrets.devClientSecret) {
     const secret = secrets.generated.includes('devClientSecret')

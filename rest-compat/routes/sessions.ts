@@ -49,7 +49,6 @@ export const sessionRoutes: RestRoute[] = [
     variables: ({ body }) => ({ input: withTypes(jsonObject(body), SIGN_UP_TYPES) }),
     respond: withToken('signUp', (session) => legacyUser(session.user)),
     status: 201,
-    lenientCredentials: true,
   },
   {
     method: 'post',
@@ -58,7 +57,6 @@ export const sessionRoutes: RestRoute[] = [
     variables: ({ headers }) => basicCredentials(headers),
     respond: withToken('logIn', (session) => legacyUser(session.user)),
     status: 200,
-    lenientCredentials: true,
   },
   {
     method: 'get',
@@ -72,7 +70,6 @@ export const sessionRoutes: RestRoute[] = [
     path: '/auth/logout',
     document: 'mutation { logOut }',
     status: 200,
-    lenientCredentials: true,
   },
   {
     method: 'post',
@@ -84,7 +81,6 @@ export const sessionRoutes: RestRoute[] = [
     }),
     respond: withToken('serverLogIn', () => undefined),
     status: 200,
-    lenientCredentials: true,
   },
   {
     method: 'get',

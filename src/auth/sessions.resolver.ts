@@ -10,8 +10,8 @@ function payload(session: Session, user: User | null): SessionPayload {
 }
 
 /**
- * Mutations that do not act as the caller: /graphql runs them anonymously when the request's
- * token is unusable, as the REST routes marked `lenientCredentials` do.
+ * Mutations that do not act as the caller: /graphql and the REST routes that run only these
+ * run them anonymously when the request's token is unusable.
  */
 export const CREDENTIAL_FREE_MUTATIONS: ReadonlySet<string> = new Set(['signUp', 'logIn', 'serverLogIn', 'logOut']);
 

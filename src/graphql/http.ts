@@ -1,6 +1,6 @@
 import { HeaderMap, type ApolloServer, type HTTPGraphQLRequest } from '@apollo/server';
 import type { Request, Response } from 'express';
-import { Kind, parse, type DocumentNode, type OperationDefinitionNode } from 'graphql';
+import { getOperationAST, Kind, parse, type DocumentNode, type OperationDefinitionNode } from 'graphql';
 import type { Scope } from '../kernel/scope';
 
 /**
@@ -46,6 +46,19 @@ function parsed(query: string): DocumentNode | undefined {
   }
 }
 
+/** Whether `operation` is a mutation whose every root field is one of `fields`. */
+export function onlyMutationOf(
+  operation: OperationDefinitionNode | null | undefined,
+  fields: ReadonlySet<string>,
+): boolean {
+  return (
+    operation?.operation === 'mutation' &&
+    operation.selectionSet.selections.every(
+      (selection) => selection.kind === Kind.FIELD && fields.has(selection.name.value),
+    )
+  );
+}
+
 /**
  * Whether the request's operation is a mutation whose every root field is one of `fields`. Parses
  * the document, so it is meant for rare paths (a token that failed), not every request.
@@ -54,20 +67,7 @@ export function asksOnlyFor(fields: ReadonlySet<string>) {
   return (req: Request): boolean => {
     const { query, operationName } = (req.body ?? {}) as { query?: unknown; operationName?: unknown };
     const document = typeof query === 'string' ? parsed(query) : undefined;
-    const operations = (document?.definitions ?? []).filter(
-      (definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION,
-    );
-    const operation =
-      typeof operationName === 'string'
-        ? operations.find((candidate) => candidate.name?.value === operationName)
-        : operations.length === 1
-          ? operations[0]
-          : undefined;
-    return (
-      operation?.operation === 'mutation' &&
-      operation.selectionSet.selections.every(
-        (selection) => selection.kind === Kind.FIELD && fields.has(selection.name.value),
-      )
-    );
+    const name = typeof operationName === 'string' ? operationName : undefined;
+    return onlyMutationOf(document && getOperationAST(document, name), fields);
   };
 }

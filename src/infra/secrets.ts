@@ -9,6 +9,9 @@ export interface Secrets {
   generated: string[];
 }
 
+/** Where generated secrets are kept. */
+export const secretsFile = (dataDir: string) => path.join(dataDir, 'secrets.json');
+
 /**
  * SERVER_SECRET and DEV_CLIENT_SECRET come from the environment, or are generated on first
  * start and kept in DATA_DIR/secrets.json (mode 0600), so restarts keep them.
@@ -17,7 +20,7 @@ export function loadSecrets(
   dataDir: string,
   configured: { serverSecret?: string; devClientSecret?: string; production: boolean },
 ): Secrets {
-  const file = path.join(dataDir, 'secrets.json');
+  const file = secretsFile(dataDir);
   const stored: Record<string, string> = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : {};
   const generated: string[] = [];
   const pick = (name: string, fromEnv: string | undefined) => {

@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { HTTP_STATUS } from '../../../rest-compat/http-errors';
 import { bodyError } from '../../http/body-parsing';
 import type { Logger } from '../../infra/logger';
 import type { BrokerLogin } from '../brokering/broker-login';
@@ -26,9 +27,8 @@ function form(req: Request, res: Response, next: NextFunction): void {
     if (error === undefined) return next();
     const failure = bodyError(error, 'form');
     if (!failure) return next(error);
-    const status = failure.code === 'TOO_LARGE' ? 413 : failure.code === 'UNSUPPORTED_MEDIA_TYPE' ? 415 : 400;
     res
-      .status(status)
+      .status(HTTP_STATUS[failure.code])
       .set(PAGE_HEADERS)
       .send(messagePage({ realm: realmOf(res).realm, title: 'Invalid request' }, failure.message));
   });

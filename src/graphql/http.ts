@@ -2,6 +2,7 @@ import { HeaderMap, type ApolloServer, type HTTPGraphQLRequest } from '@apollo/s
 import type { Request, Response } from 'express';
 import { getOperationAST, Kind, parse, type DocumentNode, type OperationDefinitionNode } from 'graphql';
 import type { Scope } from '../kernel/scope';
+import { MAX_RESPONSE_BYTES } from './limits';
 
 /**
  * Hands an HTTP request whose body is already parsed and whose Scope is built (res.locals.scope)
@@ -30,12 +31,25 @@ export function graphqlHttpHandler(apollo: ApolloServer<Scope>) {
     for (const [name, value] of answer.headers) res.setHeader(name, value);
     res.statusCode = answer.status ?? 200;
     if (answer.body.kind === 'complete') {
+      const bytes = Buffer.byteLength(answer.body.string);
+      if (bytes > MAX_RESPONSE_BYTES) return refuseOversized(res, bytes);
       res.end(answer.body.string);
       return;
     }
     for await (const chunk of answer.body.asyncIterator) res.write(chunk);
     res.end();
   };
+}
+
+/**
+ * The last guard on the answer's size, after the cost limit that keeps it from being built
+ * without bound: checked here, where Apollo's serialized body is at hand, rather than in a
+ * plugin, which would have to serialize it a second time.
+ */
+function refuseOversized(res: Response, bytes: number): void {
+  (res.locals.scope as Scope).logger.warn({ bytes, max: MAX_RESPONSE_BYTES }, 'graphql answer over its size budget');
+  const message = `The answer would be ${bytes} bytes, more than the maximum of ${MAX_RESPONSE_BYTES}; ask for fewer fields or smaller pages`;
+  res.status(400).json({ errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] });
 }
 
 function parsed(query: string): DocumentNode | undefined {

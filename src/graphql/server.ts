@@ -7,7 +7,8 @@ import type { GraphQLSchema } from 'graphql';
 import type { Logger } from '../infra/logger';
 import type { Scope } from '../kernel/scope';
 import { formatError, isUnexpected } from './errors';
-import { depthLimit } from './limits';
+import { requestLimits } from './cost';
+import { limitRules, MAX_TOKENS } from './limits';
 
 /** Logs resolver failures that are bugs (not AppErrors) with the request id, once each. */
 function logUnexpectedErrors(logger: Logger): ApolloServerPlugin<Scope> {
@@ -29,13 +30,16 @@ export function createApolloServer(schema: GraphQLSchema, logger: Logger): Apoll
   return new ApolloServer<Scope>({
     schema,
     formatError,
-    validationRules: [depthLimit()],
+    validationRules: limitRules,
+    // graphql-js stops parsing there, so an oversized document costs no more than that.
+    parseOptions: { maxTokens: MAX_TOKENS },
     introspection: true,
     includeStacktraceInErrorResponses: false,
     stopOnTerminationSignals: false,
     // No HTTP caching of per-user data, and no per-field instrumentation cost for it.
     plugins: [
       logUnexpectedErrors(logger),
+      requestLimits(),
       ApolloServerPluginLandingPageDisabled(),
       ApolloServerPluginCacheControlDisabled(),
     ],

@@ -39,6 +39,8 @@ export class UsersResolver {
   @Query(() => [User], {
     nullable: 'items',
     description: 'Accounts by id; null where the caller may not read one or none exists.',
+    // One account per entry. The cost analysis runs before any resolver, so too many ids are refused there.
+    complexity: ({ args, childComplexity }) => UsersService.assertIdCount(args.ids) * (1 + childComplexity),
   })
   async users(@Arg('ids', () => [ID]) ids: string[], @Ctx() scope: Scope): Promise<(User | null)[]> {
     return (await this.accounts.many(scope, ids)).map((user) => user && User.from(user, scope.principal));

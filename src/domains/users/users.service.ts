@@ -92,11 +92,29 @@ export class UsersService {
     return user;
   }
 
-  /** Accounts by id that the caller may read; null where it may not or none exists. */
+  /** The most entries one lookup by ids takes. */
+  static readonly MAX_IDS = 100;
+
+  /**
+   * How many entries a lookup by ids holds, refusing more than MAX_IDS. Duplicates count: each
+   * entry has its own place in the answer, so the raw length is what bounds the answer's size.
+   */
+  static assertIdCount(ids: readonly unknown[]): number {
+    if (ids.length > UsersService.MAX_IDS)
+      throw invalid(`ids holds ${ids.length} entries; at most ${UsersService.MAX_IDS} are allowed`, 'ids');
+    return ids.length;
+  }
+
+  /**
+   * Accounts by id that the caller may read, in the order asked; null where it may not or none
+   * exists. At most MAX_IDS entries; each distinct id is checked and read once.
+   */
   async many(scope: Scope, ids: readonly string[]): Promise<(UserRecord | null)[]> {
-    ids.forEach((id) => assertUserId(id, 'ids'));
-    const allowed = await this.access.allowedTargets(scope, ids, ['custodian']);
-    const users = await userLoader(scope).loadMany(ids.filter((id) => allowed.has(id)));
+    UsersService.assertIdCount(ids);
+    const distinct = [...new Set(ids)];
+    distinct.forEach((id) => assertUserId(id, 'ids'));
+    const allowed = await this.access.allowedTargets(scope, distinct, ['custodian']);
+    const users = await userLoader(scope).loadMany(distinct.filter((id) => allowed.has(id)));
     const byId = new Map(
       users.filter((user): user is UserRecord => !!user && !(user instanceof Error)).map((user) => [user.id, user]),
     );

@@ -1,6 +1,19 @@
 import { load, type Measurement } from '../harness';
 import type { BenchEnvironment } from '../setup';
-import { signUpUser } from './seed';
+import { signUpUser, type SeededUser } from './seed';
+
+/** Sharers that grant `view` to `grantee` through the REST API, for a nested query with data. */
+async function seedSharers(env: BenchEnvironment, grantee: SeededUser, count: number): Promise<void> {
+  for (let index = 0; index < count; index += 1) {
+    const sharer = await signUpUser(env, `sharer${index}`);
+    const response = await fetch(`${env.app.url}/access/${sharer.userid}/${grantee.userid}`, {
+      method: 'POST',
+      headers: { 'x-tidepool-session-token': sharer.token, 'content-type': 'application/json' },
+      body: JSON.stringify({ view: {} }),
+    });
+    if (!response.ok) throw new Error(`sharing answered ${response.status}: ${await response.text()}`);
+  }
+}
 
 /** Issue 2: the cheapest authenticated read through each transport, against the floor. */
 export async function accountScenarios(env: BenchEnvironment): Promise<Measurement[]> {
@@ -23,9 +36,23 @@ export async function accountScenarios(env: BenchEnvironment): Promise<Measureme
     },
     floor.name,
   );
+  // Issue 11: the request limits (cost analysis) must not slow down a nested query either.
+  await seedSharers(env, user, 10);
+  const nested = await load(
+    'GraphQL { me { sharedBy { user } } } (10 sharers)',
+    {
+      url: `${env.app.url}/graphql`,
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        query: '{ me { userid username sharedBy { userid permissions user { userid username } } } }',
+      }),
+    },
+    floor.name,
+  );
   const againstCached = (row: Measurement): Measurement => ({
     ...row,
     notes: `${(row.requestsPerSecond / cachedFloor.requestsPerSecond).toFixed(2)} of the cached floor`,
   });
-  return [floor, cachedFloor, againstCached(rest), againstCached(graphql)];
+  return [floor, cachedFloor, againstCached(rest), againstCached(graphql), againstCached(nested)];
 }

@@ -1,0 +1,127 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { signUp, type TestAccount } from '../support/accounts';
+import { startTestApp, type TestApp } from '../support/app';
+import { call, graphql } from '../support/http';
+
+let app: TestApp;
+let alice: TestAccount;
+const lines: Record<string, any>[] = [];
+
+beforeAll(async () => {
+  app = await startTestApp({ LOG_LEVEL: 'info' }, { logTo: (line) => lines.push(JSON.parse(line)) });
+  alice = await signUp(app, 'alice');
+});
+afterAll(async () => {
+  await app?.stop();
+});
+
+/** Fragments that each spread the next one twice: about 1 KB, 2^levels fields once expanded. */
+const fragmentExplosion = (levels: number) =>
+  `query { ...F0 } ${Array.from({ length: levels }, (_, i) => `fragment F${i} on Query { ...F${i + 1} ...F${i + 1} }`).join(' ')} fragment F${levels} on Query { __typename }`;
+
+const refusal = (message: string | RegExp) => ({
+  status: 400,
+  body: { errors: [expect.objectContaining({ message: expect.stringMatching(message) })] },
+});
+
+describe('GraphQL request limits', () => {
+  it.each([23, 30])(
+    'refuses fragments spreading the next one twice, %i levels, anonymously, while /healthz answers',
+    async (levels) => {
+      const [explosion, health] = await Promise.all([
+        graphql(app.url, fragmentExplosion(levels)),
+        call(app.url, '/healthz'),
+      ]);
+      expect(explosion).toMatchObject(refusal(/^Query expands to more than 5000 selections/));
+      expect(health.status).toBe(200);
+    },
+  );
+
+  it('takes up to 100 ids, duplicates included, and refuses 101 naming the cap, before anything runs', async () => {
+    const query = 'query ($ids: [ID!]!) { users(ids: $ids) { userid } }';
+    const hundred = await graphql(app.url, query, { ids: new Array(100).fill(alice.userid) }, alice.token);
+    expect(hundred.status).toBe(200);
+    expect(hundred.body.data.users).toEqual(new Array(100).fill({ userid: alice.userid }));
+    const one = await graphql(app.url, query, { ids: [alice.userid] }, alice.token);
+    // Duplicates are folded: a hundred entries cost the SQL statements of one.
+    expect(hundred.headers.get('x-sql-statements')).toBe(one.headers.get('x-sql-statements'));
+
+    const tooMany = await graphql(app.url, query, { ids: new Array(101).fill(alice.userid) }, alice.token);
+    expect(tooMany).toMatchObject(refusal('ids holds 101 entries; at most 100 are allowed'));
+    expect(tooMany.body.data).toBeUndefined();
+  });
+
+  it('refuses the 280 KB amplification request at once, by variables or inline', async () => {
+    const ids = new Array(20_000).fill(alice.userid);
+    const query = 'query ($ids: [ID!]!) { users(ids: $ids) { blobs(size: 1000) { id size digestMD5 } } }';
+    const byVariables = await graphql(app.url, query, { ids }, alice.token);
+    expect(byVariables).toMatchObject(refusal('ids holds 20000 entries; at most 100 are allowed'));
+    const inline = `{ users(ids: ${JSON.stringify([...ids, ...ids.slice(0, 2_000)])}) { blobs(size: 1000) { id size digestMD5 } } }`;
+    expect(inline.length).toBeGreaterThan(280_000);
+    expect(await graphql(app.url, inline, {}, alice.token)).toMatchObject(
+      refusal(/Document contains more tha[nt] 2000 tokens/),
+    );
+  });
+
+  it('refuses a query costing more than the maximum, naming both, and runs nothing of it', async () => {
+    const costly = await graphql(
+      app.url,
+      'query ($ids: [ID!]!) { users(ids: $ids) { blobs(size: 1000) { id size } } }',
+      { ids: new Array(100).fill(alice.userid) },
+      alice.token,
+    );
+    expect(costly).toMatchObject(refusal(/^Query cost 300100 exceeds the maximum of 50000$/));
+
+    const mutation = await graphql(
+      app.url,
+      'mutation { updateMe(input: { termsAccepted: "2024-01-02T03:04:05Z" }) { sharedWith { user { blobs(size: 1000) { id size status mediaType digestMD5 } } } } }',
+      {},
+      alice.token,
+    );
+    expect(mutation).toMatchObject(refusal(/^Query cost \d+ exceeds the maximum of 50000$/));
+    const me = await graphql(app.url, '{ me { termsAccepted } }', {}, alice.token);
+    expect(me.body.data.me.termsAccepted).toBeNull();
+  });
+
+  it('refuses too many aliases, root fields or tokens, naming the limit', async () => {
+    const fields = (count: number, field: (i: number) => string) =>
+      `{ ${Array.from({ length: count }, (_, i) => field(i)).join(' ')} }`;
+    const aliases = `{ me ${fields(31, (i) => `a${i}: userid`)} }`;
+    expect(await graphql(app.url, aliases)).toMatchObject(refusal('Query has 31 aliases, more than 30'));
+    const roots = fields(21, (i) => `r${i}: me { userid }`);
+    expect(await graphql(app.url, roots, {}, alice.token)).toMatchObject(
+      refusal('Operation has 21 root fields, more than 20'),
+    );
+    expect(
+      await graphql(
+        app.url,
+        fields(20, (i) => `r${i}: me { userid }`),
+        {},
+        alice.token,
+      ),
+    ).toMatchObject({
+      status: 200,
+      body: { data: expect.objectContaining({ r19: { userid: alice.userid } }) },
+    });
+    const padded = `{ me { ${new Array(2100).fill('userid').join(' ')} } }`;
+    expect(await graphql(app.url, padded, {}, alice.token)).toMatchObject(
+      refusal(/^Syntax Error: Document contains more tha[nt] 2000 tokens. Parsing aborted.$/),
+    );
+  });
+
+  it('answers a subscription 400, not supported on this transport, and logs no error', async () => {
+    const requestId = `sub-${Math.random().toString(36).slice(2)}`;
+    const reply = await call(app.url, '/graphql', {
+      json: { query: 'subscription { me { userid } }' },
+      headers: { authorization: `Bearer ${alice.token}`, 'x-request-id': requestId },
+    });
+    expect(reply).toMatchObject(refusal('Subscriptions are not supported on this transport'));
+    expect(reply.body.errors[0].extensions.code).toBe('BAD_REQUEST');
+    // The access line ("request") is the request's last.
+    const logged = () => lines.some((line) => line.requestId === requestId && line.msg === 'request');
+    for (let waited = 0; waited < 2000 && !logged(); waited += 20) await new Promise((r) => setTimeout(r, 20));
+    const ofRequest = lines.filter((line) => line.requestId === requestId);
+    expect(ofRequest).toContainEqual(expect.objectContaining({ msg: 'request', status: 400 }));
+    expect(ofRequest.filter((line) => ['error', 'fatal'].includes(line.level))).toEqual([]);
+  });
+});

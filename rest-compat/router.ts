@@ -1,10 +1,13 @@
 import { pipeline } from 'node:stream/promises';
 import express, { type Request, type RequestHandler, type Response } from 'express';
-import { execute, parse, validate, type GraphQLError, type GraphQLSchema } from 'graphql';
+import { execute, isEnumType, parse, validate, type GraphQLError, type GraphQLSchema } from 'graphql';
+import { describeInputError, type EnumValues } from '../src/graphql/errors';
+import { requestLogger } from '../src/http/request-context';
 import { asAppError } from '../src/infra/failures';
-import { isAppError, unauthenticated, type AppError } from '../src/kernel/errors';
+import { invalid, isAppError, unauthenticated, type AppError } from '../src/kernel/errors';
 import { isAuthenticated } from '../src/kernel/principal';
 import type { Scope } from '../src/kernel/scope';
+import { findNul, findNulInVariables, nulRefused } from '../src/kernel/validation';
 import { errorBody, HTTP_STATUS } from './http-errors';
 import type { ContentRoute, RestRequest, RestRoute } from './route';
 
@@ -12,21 +15,61 @@ export function scopeOf(res: Response): Scope {
   return res.locals.scope as Scope;
 }
 
-/** Answers an AppError in the legacy wire format; `overrides` are a route's status quirks. */
+/**
+ * Answers an AppError in the legacy wire format; `overrides` are a route's status quirks. A
+ * dependency's failure behind an UNAVAILABLE (its endpoint, path or key) goes to the log with
+ * the request id; the client reads only which kind of dependency failed.
+ */
 export function sendAppError(res: Response, error: AppError, overrides: RestRoute['errorStatus'] = {}): void {
+  if (error.code === 'UNAVAILABLE' && error.cause !== undefined)
+    requestLogger(res)?.error({ err: error.cause, reason: error.message }, 'dependency unavailable');
   const status = overrides[error.code] ?? HTTP_STATUS[error.code];
   res.status(status).json(errorBody(status, error.message));
 }
 
-function sendExecutionError(res: Response, route: RestRoute, error: GraphQLError): void {
+const enumValuesOf =
+  (schema: GraphQLSchema): EnumValues =>
+  (name) => {
+    const type = schema.getType(name);
+    return isEnumType(type) ? type.getValues().map((value) => value.name) : undefined;
+  };
+
+/**
+ * Answers the first of an operation's errors, and logs every one that is a bug (a field that
+ * failed with anything but an AppError), not only the first.
+ */
+function sendExecutionErrors(
+  res: Response,
+  route: RestRoute,
+  errors: readonly GraphQLError[],
+  enumValues: EnumValues,
+): void {
+  for (const error of errors) {
+    if (error.path !== undefined && !asAppError(error.originalError))
+      scopeOf(res).logger.error(
+        { err: error.originalError ?? error, path: error.path },
+        'rest-compat operation failed',
+      );
+  }
+  const [error] = errors;
   const original = asAppError(error.originalError);
   if (original) return sendAppError(res, original, route.errorStatus);
   if (error.path === undefined) {
-    // Documents are validated at start-up, so an error before any field ran is bad variable input.
-    res.status(400).json(errorBody(400, error.message));
-    return;
+    // Documents are validated at start-up, so an error before any field ran is bad variable
+    // input: named by its field and rule, never echoing the value or the operation's variables.
+    const problem = describeInputError(error.message, error.originalError, enumValues);
+    return sendAppError(res, invalid(problem.message, problem.field), route.errorStatus);
   }
-  throw original ?? error;
+  res.status(500).json(errorBody(500, 'Internal server error'));
+}
+
+/** A NUL in the JSON body, named by its place in the body, else in what the route made of the request. */
+function assertNoNul(request: RestRequest, variables: Record<string, unknown>): void {
+  const inBody = findNul(request.body);
+  if (inBody !== undefined) throw nulRefused(inBody || 'The request body');
+  // Path, query and headers were checked at the edge; this catches what a route decodes (Basic credentials).
+  const inVariables = findNulInVariables(variables);
+  if (inVariables !== undefined) throw nulRefused(inVariables);
 }
 
 /**
@@ -36,7 +79,9 @@ function sendExecutionError(res: Response, route: RestRoute, error: GraphQLError
  */
 function variablesOf(route: RestRoute, request: RestRequest, scope: Scope): Record<string, unknown> {
   try {
-    return route.variables?.(request) ?? {};
+    const variables = route.variables?.(request) ?? {};
+    assertNoNul(request, variables);
+    return variables;
   } catch (error) {
     if (isAppError(error) && !route.lenientCredentials && !isAuthenticated(scope.principal)) throw unauthenticated();
     throw error;
@@ -74,6 +119,7 @@ export function restCompatRouter(
   downloads: { routes: readonly ContentRoute[]; edge: RequestHandler[] },
 ): express.Router {
   const router = express.Router();
+  const enumValues = enumValuesOf(schema);
   for (const route of downloads.routes) {
     router.get(route.path, ...downloads.edge, async (req: Request, res: Response) => {
       try {
@@ -110,7 +156,7 @@ export function restCompatRouter(
       try {
         const variableValues = variablesOf(route, request, scopeOf(res));
         const result = await execute({ schema, document, contextValue: scopeOf(res), variableValues });
-        if (result.errors?.length) return sendExecutionError(res, route, result.errors[0]);
+        if (result.errors?.length) return sendExecutionErrors(res, route, result.errors, enumValues);
         const reply = { header: (name: string, value: string) => res.setHeader(name, value) };
         const body = route.respond?.(result.data ?? {}, reply, request);
         res.status(route.status);

@@ -15,7 +15,8 @@ export function requestedPath(req: Request): string {
 
 /**
  * Gives every request an id (the caller's X-Request-Id when sane), binds it to every log line
- * written while serving the request, and writes one access log line when the response ends.
+ * written while serving the request (`res.locals.logger` writes them too), and writes one access
+ * log line when the response ends.
  * With `exposeStatementCount` the response also says how many SQL statements it cost
  * (X-Sql-Statements), for tests and benchmarks.
  */
@@ -26,6 +27,8 @@ export function requestContext(logger: Logger, exposeStatementCount: boolean) {
     const scope = { requestId, sqlStatements: 0 };
     const started = process.hrtime.bigint();
     res.setHeader('X-Request-Id', requestId);
+    // For what answers a request before (or without) its Scope: health checks, edge refusals.
+    res.locals.logger = logger;
     if (exposeStatementCount) {
       const writeHead = res.writeHead;
       res.writeHead = function (this: Response, ...args: Parameters<Response['writeHead']>) {
@@ -50,4 +53,9 @@ export function requestContext(logger: Logger, exposeStatementCount: boolean) {
     });
     requestScope.run(scope, next);
   };
+}
+
+/** The service's logger, which names the request's id (set by requestContext). */
+export function requestLogger(res: Response): Logger | undefined {
+  return res.locals.logger as Logger | undefined;
 }

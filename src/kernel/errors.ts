@@ -25,8 +25,10 @@ export class AppError extends Error {
     message: string,
     /** Machine-readable extras (e.g. the offending field) exposed to clients. */
     readonly details: Record<string, unknown> = {},
+    /** `cause`: what went wrong inside (an unreachable dependency's error), for the log only. */
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
     this.name = 'AppError';
   }
 }
@@ -37,7 +39,9 @@ export const notFound = (message: string) => new AppError('NOT_FOUND', message);
 export const invalid = (message: string, field?: string) =>
   new AppError('INVALID', message, field === undefined ? {} : { field });
 export const conflict = (message: string) => new AppError('CONFLICT', message);
-export const unavailable = (message: string) => new AppError('UNAVAILABLE', message);
+/** `cause` is logged with the request id, never shown: it may name endpoints, paths or keys. */
+export const unavailable = (message: string, cause?: unknown) =>
+  new AppError('UNAVAILABLE', message, {}, cause === undefined ? undefined : { cause });
 
 export function isAppError(error: unknown): error is AppError {
   return error instanceof AppError;

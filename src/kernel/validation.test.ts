@@ -1,6 +1,17 @@
 import { describe, expect, it } from '@jest/globals';
 import { AppError } from './errors';
-import { assertEmail, assertEmails, assertPassword, assertUserId, parseDateTime } from './validation';
+import {
+  assertEmail,
+  assertEmails,
+  assertNoNul,
+  assertPassword,
+  assertUserId,
+  findNul,
+  findNulInVariables,
+  isDateTime,
+  isStorableDateTime,
+  parseDateTime,
+} from './validation';
 
 const reason = (check: () => unknown) => {
   try {
@@ -43,8 +54,9 @@ describe('field rules', () => {
 
   it('refuses dates and times that do not exist instead of rolling them over', () => {
     expect(parseDateTime('2024-02-29T23:59:59.999Z', 'at').toISOString()).toBe('2024-02-29T23:59:59.999Z');
-    // Year 0 is a leap year (divisible by 400); 1900 is not.
-    expect(parseDateTime('0000-02-29T00:00:00Z', 'at').toISOString()).toBe('0000-02-29T00:00:00.000Z');
+    // Year 0 is a leap year (divisible by 400), though out of range; 1900 is not.
+    expect(isDateTime('0000-02-29T00:00:00Z')).toBe(true);
+    expect(isDateTime('0000-02-30T00:00:00Z')).toBe(false);
     expect(reason(() => parseDateTime('1900-02-29T00:00:00Z', 'at'))).toMatch(/not an ISO 8601 date-time/);
     expect(parseDateTime('2024-12-31T00:00:00-14:00', 'at').toISOString()).toBe('2024-12-31T14:00:00.000Z');
     for (const impossible of [
@@ -61,5 +73,62 @@ describe('field rules', () => {
     ]) {
       expect(reason(() => parseDateTime(impossible, 'at'))).toMatch(/not an ISO 8601 date-time/);
     }
+  });
+
+  it('refuses instants outside years 1 to 9999 in UTC, after applying the offset', () => {
+    for (const outside of [
+      '0000-01-01T00:00:00Z',
+      '0000-12-31T23:59:59.999Z',
+      '0001-01-01T00:00:00+01:00',
+      '0001-01-01T00:59:59.999+01:00',
+      '9999-12-31T23:59:59-00:01',
+      '9999-12-31T23:00:00-01:00',
+    ]) {
+      expect(reason(() => parseDateTime(outside, 'termsAccepted'))).toMatch(
+        /^INVALID: termsAccepted ".*" is out of range: date-times lie between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z/,
+      );
+      expect(isStorableDateTime(outside)).toBe(false);
+    }
+    expect(parseDateTime('0001-01-01T00:00:00Z', 'at').toISOString()).toBe('0001-01-01T00:00:00.000Z');
+    expect(parseDateTime('0001-01-01T01:00:00+01:00', 'at').toISOString()).toBe('0001-01-01T00:00:00.000Z');
+    expect(parseDateTime('9999-12-31T23:59:59.999Z', 'at').toISOString()).toBe('9999-12-31T23:59:59.999Z');
+    expect(parseDateTime('9999-12-31T23:59:59+00:00', 'at').toISOString()).toBe('9999-12-31T23:59:59.000Z');
+    // Negative and five-digit years are not RFC 3339 date-times at all.
+    expect(reason(() => parseDateTime('-0001-01-01T00:00:00Z', 'at'))).toMatch(/not an ISO 8601 date-time/);
+    expect(reason(() => parseDateTime('+10000-01-01T00:00:00Z', 'at'))).toMatch(/not an ISO 8601 date-time/);
+  });
+});
+
+describe('NUL characters', () => {
+  it('finds the first string or key holding one, by its path', () => {
+    expect(findNul({ updates: { username: 'a@b.org', emails: ['x@y.org', 'a\u0000b'] } })).toBe('updates.emails[1]');
+    expect(findNul([{ message: 'ok' }, { message: '\u0000' }])).toBe('[1].message');
+    expect(findNul('a\u0000', 'password')).toBe('password');
+    expect(findNul({ updates: { ['us\u0000er']: 'x' } })).toBe('a field name in updates');
+    expect(findNul(Object.assign(Object.create(null), { q: '\u0000' }))).toBe('q');
+    expect(findNul({ clean: ['a', 1, true, null], date: new Date() })).toBeUndefined();
+    // Class instances (uploads, streams) are not looked into.
+    expect(
+      findNul({
+        file: new (class {
+          text = '\u0000';
+        })(),
+      }),
+    ).toBeUndefined();
+  });
+
+  it('names a variable field as the services do', () => {
+    expect(findNulInVariables({ input: { username: 'a\u0000' } })).toBe('username');
+    expect(findNulInVariables({ input: { emails: ['a', '\u0000'] } })).toBe('emails[1]');
+    expect(findNulInVariables({ username: 'u', password: 'p\u0000' })).toBe('password');
+    expect(findNulInVariables({ ids: ['\u0000'] })).toBe('ids[0]');
+    expect(findNulInVariables({ input: { username: 'clean' } })).toBeUndefined();
+  });
+
+  it('refuses with INVALID naming the field, never the value', () => {
+    expect(reason(() => assertNoNul({ password: 'secret\u0000' }, 'body'))).toBe(
+      'INVALID: body.password must not contain NUL characters',
+    );
+    expect(reason(() => assertNoNul('clean', 'x'))).toBe('accepted');
   });
 });

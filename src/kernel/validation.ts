@@ -71,12 +71,100 @@ export function isDateTime(value: string): boolean {
   );
 }
 
-/** The instant of an ISO 8601 date-time (see isDateTime); never rolled over into another day. */
+/**
+ * The instants a date-time input may name: years 1 to 9999 in UTC, once its offset is applied
+ * (so 0001-01-01T00:00:00+01:00, in year 0, is outside). PostgreSQL's timestamptz reaches
+ * further (4713 BC to 294276 AD), but ISO 8601 years before 1 are astronomical (0000 is 1 BC)
+ * and reach PostgreSQL as values it refuses; four-digit years are also all RFC 3339 writes.
+ */
+export const DATE_TIME_RANGE = {
+  earliest: new Date('0001-01-01T00:00:00.000Z'),
+  latest: new Date('9999-12-31T23:59:59.999Z'),
+  description: 'between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z (UTC)',
+} as const;
+
+/** Whether an instant lies in DATE_TIME_RANGE. */
+export function isInDateTimeRange(date: Date): boolean {
+  const time = date.getTime();
+  return time >= DATE_TIME_RANGE.earliest.getTime() && time <= DATE_TIME_RANGE.latest.getTime();
+}
+
+/** Whether `value` is a date-time (isDateTime) whose instant lies in DATE_TIME_RANGE. */
+export function isStorableDateTime(value: string): boolean {
+  return isDateTime(value) && isInDateTimeRange(new Date(value));
+}
+
+/**
+ * The instant of an ISO 8601 date-time (see isDateTime); never rolled over into another day,
+ * and inside DATE_TIME_RANGE.
+ */
 export function parseDateTime(value: string, field: string): Date {
   if (!isDateTime(value)) {
     throw invalid(`${field} "${truncate(value)}" is not an ISO 8601 date-time such as 2024-01-02T03:04:05Z`, field);
   }
-  return new Date(value);
+  const date = new Date(value);
+  if (!isInDateTimeRange(date)) {
+    throw invalid(
+      `${field} "${truncate(value)}" is out of range: date-times lie ${DATE_TIME_RANGE.description}`,
+      field,
+    );
+  }
+  return date;
+}
+
+/**
+ * Text may not hold NUL (U+0000): PostgreSQL cannot store it in any text column, and no name,
+ * address, password or identifier needs it. Every input is checked once where it enters (the
+ * HTTP edge, the REST body, the GraphQL request), so the field is named.
+ */
+export const NUL = '\u0000';
+
+export const nulRefused = (field: string) => invalid(`${field} must not contain NUL characters`, field);
+
+/** Objects as JSON, query-string and GraphQL parsers make them (some without a prototype). */
+const isPlainObject = (value: unknown): value is Record<string, unknown> => {
+  if (value === null || typeof value !== 'object') return false;
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  return prototype === Object.prototype || prototype === null;
+};
+
+/**
+ * Where a NUL character hides in a JSON-like value: the path of the first string (or object key)
+ * holding one below `path` (`updates.emails[1]`, `[3].message`), `path` itself when `value` is
+ * such a string, or undefined. Looks into plain objects and arrays only, never into class
+ * instances (uploads, streams).
+ */
+export function findNul(value: unknown, path = ''): string | undefined {
+  if (typeof value === 'string') return value.includes(NUL) ? path : undefined;
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) {
+      const found = findNul(value[index], `${path}[${index}]`);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  if (!isPlainObject(value)) return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    if (key.includes(NUL)) return path ? `a field name in ${path}` : 'a field name';
+    const found = findNul(item, path ? `${path}.${key}` : key);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/**
+ * findNul for GraphQL variables, naming the field inside its variable as the services name
+ * fields (`username` for `input.username`; a variable that is the value itself by its name).
+ */
+export function findNulInVariables(variables: unknown): string | undefined {
+  const found = findNul(variables);
+  return found === undefined ? undefined : (/^\w+\.(.+)$/.exec(found)?.[1] ?? found);
+}
+
+/** Throws INVALID naming the field (see findNul) when `value` holds a NUL anywhere. */
+export function assertNoNul(value: unknown, field: string): void {
+  const found = findNul(value, field);
+  if (found !== undefined) throw nulRefused(found || 'a value');
 }
 
 export function truncate(value: string, max = 64): string {

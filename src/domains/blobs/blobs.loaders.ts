@@ -1,4 +1,4 @@
-import DataLoader from 'dataloader';
+import { Loader } from '../../kernel/loader';
 import type { Scope } from '../../kernel/scope';
 import { placeholders } from '../../kernel/sql';
 import { BlobSchema, type BlobRecord, type BlobStatus } from './blob.entity';
@@ -11,9 +11,9 @@ export interface BlobFilter {
 }
 
 /** Blob metadata by id, batched per request. */
-export function blobLoader(scope: Scope): DataLoader<string, BlobRecord | null> {
+export function blobLoader(scope: Scope): Loader<string, BlobRecord | null> {
   return scope.loaders.get('blobs.byId', () => {
-    return new DataLoader<string, BlobRecord | null>(async (ids) => {
+    return new Loader<string, BlobRecord | null>(async (ids) => {
       const rows = await scope.em.find(BlobSchema, { id: { $in: [...ids] } });
       const byId = new Map(rows.map((row) => [row.id, row]));
       return ids.map((id) => byId.get(id) ?? null);
@@ -25,9 +25,9 @@ export function blobLoader(scope: Scope): DataLoader<string, BlobRecord | null> 
  * The blobs of many users under one filter, newest first, paged per user: listing the blobs of
  * a hundred users costs one SELECT.
  */
-export function blobsOfUsers(scope: Scope, filter: BlobFilter): DataLoader<string, BlobRecord[]> {
+export function blobsOfUsers(scope: Scope, filter: BlobFilter): Loader<string, BlobRecord[]> {
   return scope.loaders.get(`blobs.ofUsers:${JSON.stringify(filter)}`, () => {
-    return new DataLoader<string, BlobRecord[]>(async (userIds) => {
+    return new Loader<string, BlobRecord[]>(async (userIds) => {
       const mediaTypes = filter.mediaTypes ?? [];
       const rows = await scope.em.getConnection().execute<Record<string, unknown>[]>(
         `select * from (

@@ -1,4 +1,4 @@
-import DataLoader from 'dataloader';
+import { Loader } from '../../kernel/loader';
 import type { Scope } from '../../kernel/scope';
 import { placeholders } from '../../kernel/sql';
 import { DeviceLogSchema, type DeviceLogRecord } from './device-log.entity';
@@ -14,9 +14,9 @@ export interface LogWindow {
  * The device logs of many users inside one window (start inclusive, end exclusive, as Tidepool
  * filters), newest upload first, paged per user: a hundred users cost one SELECT.
  */
-export function logsOfUsers(scope: Scope, window: LogWindow): DataLoader<string, DeviceLogRecord[]> {
+export function logsOfUsers(scope: Scope, window: LogWindow): Loader<string, DeviceLogRecord[]> {
   return scope.loaders.get(`deviceLogs.ofUsers:${JSON.stringify(window)}`, () => {
-    return new DataLoader<string, DeviceLogRecord[]>(async (userIds) => {
+    return new Loader<string, DeviceLogRecord[]>(async (userIds) => {
       const rows = await scope.em.getConnection().execute<Record<string, unknown>[]>(
         `select * from (
            select *, row_number() over (partition by user_id order by created_time desc, id) as position

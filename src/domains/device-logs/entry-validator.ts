@@ -2,7 +2,7 @@ import { Transform, type TransformCallback } from 'node:stream';
 import { parser } from 'stream-json';
 import { streamArray } from 'stream-json/streamers/StreamArray';
 import { invalid } from '../../kernel/errors';
-import { isDateTime } from '../../kernel/validation';
+import { DATE_TIME_RANGE, isStorableDateTime } from '../../kernel/validation';
 
 export const ENTRY_TYPES = ['send', 'receive', 'error', 'delegate', 'delegateResponse', 'connection'] as const;
 /**
@@ -26,9 +26,9 @@ export function assertEntry(entry: unknown, index: number): void {
       throw invalid(`Device log entry ${index}: ${field} must be a non-empty string`, at(field));
   }
   const timestamp = fields.timestamp;
-  if (typeof timestamp !== 'string' || !isDateTime(timestamp))
+  if (typeof timestamp !== 'string' || !isStorableDateTime(timestamp))
     throw invalid(
-      `Device log entry ${index}: timestamp must be an ISO 8601 date-time such as 2024-01-02T03:04:05Z`,
+      `Device log entry ${index}: timestamp must be an ISO 8601 date-time such as 2024-01-02T03:04:05Z, ${DATE_TIME_RANGE.description}`,
       at('timestamp'),
     );
 }

@@ -29,11 +29,11 @@ export class AccessPolicy {
     const callerId = principal.userId;
     if (callerId === null) return new Set();
     const others = [...new Set(targets.filter((target) => target !== callerId))];
+    // A failed lookup rejects (Loader.loadMany): an outage answers 503, never a refusal.
     const held = requirement === 'owner-only' ? [] : await callerGrants(scope, callerId).loadMany(others);
     const allowed = new Set(targets.filter((target) => target === callerId));
     others.forEach((target, index) => {
-      const grant = held[index];
-      if (!(grant instanceof Error) && satisfies(grant ?? null, requirement)) allowed.add(target);
+      if (satisfies(held[index] ?? null, requirement)) allowed.add(target);
     });
     return allowed;
   }

@@ -1,4 +1,4 @@
-import DataLoader from 'dataloader';
+import { Loader } from '../../kernel/loader';
 import { placeholders } from '../../kernel/sql';
 import type { Scope } from '../../kernel/scope';
 import type { Permission } from './access-policy';
@@ -31,27 +31,27 @@ function groupBy(rows: GrantRow[], key: 'sharer_id' | 'grantee_id', ids: readonl
 }
 
 /** Grants each sharer gave (its "group members"), batched per request. */
-export function grantsBySharer(scope: Scope): DataLoader<string, GrantRow[]> {
+export function grantsBySharer(scope: Scope): Loader<string, GrantRow[]> {
   return scope.loaders.get(
     'permissions.bySharer',
-    () => new DataLoader(async (ids) => groupBy(await grantRows(scope, 'sharer_id', ids), 'sharer_id', ids)),
+    () => new Loader(async (ids) => groupBy(await grantRows(scope, 'sharer_id', ids), 'sharer_id', ids)),
   );
 }
 
 /** Grants each user received (the groups it can access), batched per request. */
-export function grantsByGrantee(scope: Scope): DataLoader<string, GrantRow[]> {
+export function grantsByGrantee(scope: Scope): Loader<string, GrantRow[]> {
   return scope.loaders.get(
     'permissions.byGrantee',
-    () => new DataLoader(async (ids) => groupBy(await grantRows(scope, 'grantee_id', ids), 'grantee_id', ids)),
+    () => new Loader(async (ids) => groupBy(await grantRows(scope, 'grantee_id', ids), 'grantee_id', ids)),
   );
 }
 
 /** What the caller holds on each target, in one query for all targets asked in the request. */
-export function callerGrants(scope: Scope, callerId: string): DataLoader<string, Permission[] | null> {
+export function callerGrants(scope: Scope, callerId: string): Loader<string, Permission[] | null> {
   return scope.loaders.get(
     `permissions.caller:${callerId}`,
     () =>
-      new DataLoader(async (targets) => {
+      new Loader(async (targets) => {
         const rows = await grantRows(scope, 'sharer_id', targets, ' and grantee_id = ?', [callerId]);
         const bySharer = new Map(rows.map((row) => [row.sharer_id, row.permissions]));
         return targets.map((target) => bySharer.get(target) ?? null);

@@ -1,4 +1,4 @@
-import DataLoader from 'dataloader';
+import { Loader } from '../../kernel/loader';
 import type { Scope } from '../../kernel/scope';
 import { placeholders } from '../../kernel/sql';
 import type { UserRecord } from './user.entity';
@@ -39,9 +39,9 @@ function toUserRecord(row: UserRow): UserRecord {
 }
 
 /** Accounts by id, batched per request: any number of lookups cost one SELECT. */
-export function userLoader(scope: Scope): DataLoader<string, UserRecord | null> {
+export function userLoader(scope: Scope): Loader<string, UserRecord | null> {
   return scope.loaders.get('users.byId', () => {
-    return new DataLoader<string, UserRecord | null>(async (ids) => {
+    return new Loader<string, UserRecord | null>(async (ids) => {
       const rows = await scope.em
         .getConnection()
         .execute<UserRow[]>(`select * from users where id in (${placeholders(ids.length)})`, [...ids]);

@@ -148,7 +148,8 @@ export class ContentStore {
     try {
       return await this.store.get(key);
     } catch (error) {
-      if (error instanceof ObjectNotFoundError) throw new AppError('UNAVAILABLE', `The content of ${key} is missing`);
+      if (error instanceof ObjectNotFoundError)
+        throw new AppError('UNAVAILABLE', 'The stored content is missing from the object store', {}, { cause: error });
       throw asClientError(error);
     }
   }

@@ -1,13 +1,21 @@
 import { MikroORM, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import { migrations } from '../../../migrations';
+import { invalid } from '../../kernel/errors';
+import { findNul } from '../../kernel/validation';
 import { requestScope } from '../logger';
 import { entities } from './entities';
 
 export type Orm = MikroORM;
 
-/** Counts statements per request so tests and benchmarks can see what a request costs. */
-function countStatement(sql: string): string {
+/**
+ * Counts statements per request so tests and benchmarks can see what a request costs. Refuses
+ * a statement with a NUL in a text value before it is sent: PostgreSQL cannot store one, and as
+ * MikroORM inlines values, it would cut the statement short (08P01). Inputs are checked where
+ * they enter, naming the field; this is the net under every path that might still miss one.
+ */
+function countStatement(sql: string, params: readonly unknown[] = []): string {
+  if (findNul(params) !== undefined) throw invalid('Text in the request must not contain NUL characters');
   const scope = requestScope.getStore();
   if (scope) scope.sqlStatements += 1;
   return sql;

@@ -1,0 +1,86 @@
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import express from 'express';
+import { GraphQLObjectType, GraphQLSchema, GraphQLString } from 'graphql';
+import { createLogger } from '../src/infra/logger';
+import { AppError } from '../src/kernel/errors';
+import type { Scope } from '../src/kernel/scope';
+import { restCompatRouter } from './router';
+
+/** Fields that fail as a bug, and one that refuses as the rules do. */
+const schema = new GraphQLSchema({
+  query: new GraphQLObjectType({
+    name: 'Query',
+    fields: {
+      first: {
+        type: GraphQLString,
+        resolve: () => {
+          throw new TypeError('first bug');
+        },
+      },
+      second: {
+        type: GraphQLString,
+        resolve: () => {
+          throw new RangeError('second bug');
+        },
+      },
+      refused: {
+        type: GraphQLString,
+        resolve: () => {
+          throw new AppError('FORBIDDEN', 'no');
+        },
+      },
+    },
+  }),
+});
+
+const lines: Record<string, unknown>[] = [];
+const logger = createLogger('info', { destination: { write: (line: string) => lines.push(JSON.parse(line)) } });
+let server: ReturnType<express.Express['listen']>;
+let url: string;
+
+beforeAll(async () => {
+  const app = express();
+  const withScope: express.RequestHandler = (_req, res, next) => {
+    res.locals.scope = { logger } as unknown as Scope;
+    next();
+  };
+  app.use(
+    restCompatRouter(
+      schema,
+      [
+        { method: 'get', path: '/bugs', document: '{ first second }', status: 200 },
+        { method: 'get', path: '/refused-then-bug', document: '{ refused second }', status: 200 },
+      ],
+      () => [withScope],
+      { routes: [], edge: [] },
+    ),
+  );
+  server = app.listen(0);
+  await new Promise((resolve) => server.once('listening', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+describe('restCompatRouter', () => {
+  it('logs every unexpected error of a response, and answers 500 without details', async () => {
+    lines.length = 0;
+    const reply = await fetch(`${url}/bugs`);
+    expect(reply.status).toBe(500);
+    expect(await reply.json()).toEqual({ code: 500, reason: 'Internal server error', error: 0 });
+    const logged = lines
+      .filter((line) => line.level === 'error')
+      .map((line) => (line.err as { message: string }).message);
+    expect(logged.sort()).toEqual(['first bug', 'second bug']);
+  });
+
+  it('logs the bugs behind a refusal it answers', async () => {
+    lines.length = 0;
+    const reply = await fetch(`${url}/refused-then-bug`);
+    expect(reply.status).toBe(403);
+    const logged = lines
+      .filter((line) => line.level === 'error')
+      .map((line) => (line.err as { message: string }).message);
+    expect(logged).toEqual(['second bug']);
+  });
+});

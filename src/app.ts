@@ -19,6 +19,13 @@ import { authenticate } from './http/authenticate';
 import { apiCors } from './http/cors';
 import { healthRouter } from './http/health';
 import { jsonBody } from './http/json-body';
+import { metricsEndpoint } from './http/metrics';
+import { securityHeaders } from './http/security-headers';
+import { protectAccountChanges } from './auth/account-protection';
+import { DEV_CLIENT_ID } from './auth/oidc/clients';
+import { forgetOverriddenSecret } from './infra/secrets';
+import { refuseNulInGraphQL, refuseUnreadableRequests } from './http/request-guard';
+import { OAuthError, sendOAuthError } from './auth/endpoints/oauth-errors';
 import { requestContext, requestedPath } from './http/request-context';
 import type { Orm } from './infra/database/orm';
 import type { Logger } from './infra/logger';
@@ -47,7 +54,9 @@ const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 const contentSweepInterval = (config: Config) => Math.min(60_000, (config.uploadTimeoutSeconds * 1000) / 4);
 
 function graphqlError(error: AppError, res: Response): void {
-  res.status(HTTP_STATUS[error.code]).json({ errors: [{ message: error.message, extensions: { code: error.code } }] });
+  res
+    .status(HTTP_STATUS[error.code])
+    .json({ errors: [{ message: error.message, extensions: { ...error.details, code: error.code } }] });
 }
 
 /** Composes the service: domain services, realms, GraphQL, the legacy REST table and health. */
@@ -61,6 +70,8 @@ export async function createApp({
 }: AppDependencies): Promise<IsletApp> {
   const services = await createServices({ config, logger, orm, objectStore, baseUrl, secrets });
   const { authenticator, realms } = services;
+  protectAccountChanges(services);
+  if (realms.keptStoredSecret(DEV_CLIENT_ID)) forgetOverriddenSecret(secrets, config.dataDir, 'devClientSecret');
 
   const schema = await buildIsletSchema(resolverBindings(services));
   const apollo = createApolloServer(schema, logger);
@@ -68,10 +79,20 @@ export async function createApp({
 
   const app = express();
   app.disable('x-powered-by');
+  app.use(securityHeaders);
   app.set('etag', false);
   app.set('trust proxy', config.trustProxy);
   app.use(requestContext(logger, config.sqlStatementHeader));
+  // Paths that do not decode and NUL characters: 400 in the format of the API addressed.
+  app.use(
+    refuseUnreadableRequests((error, req, res) => {
+      if (req.path.startsWith('/realms/')) return sendOAuthError(res, new OAuthError('invalid_request', error.message));
+      if (req.path.startsWith('/graphql')) return graphqlError(error, res);
+      sendAppError(res, error);
+    }),
+  );
   app.use(healthRouter(orm, objectStore));
+  app.get('/metrics', metricsEndpoint(config));
   app.use('/realms', realms.router(realmRoutes(services, config, logger)));
 
   const multipart = graphqlMultipart(graphqlError);
@@ -80,7 +101,7 @@ export async function createApp({
   const graphqlAuth = authenticate(authenticator, orm, logger, graphqlError, {
     lenient: asksOnlyFor(CREDENTIAL_FREE_MUTATIONS),
   });
-  app.use('/graphql', apiCors, graphqlBody, graphqlAuth);
+  app.use('/graphql', apiCors, graphqlBody, graphqlAuth, refuseNulInGraphQL(graphqlError));
   app.use('/graphql', graphqlHttpHandler(apollo));
 
   const restError = (error: AppError, res: Response) => sendAppError(res, error);

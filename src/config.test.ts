@@ -25,9 +25,15 @@ describe('loadConfig', () => {
     [{ SERVER_SECRET: 'short' }, /SERVER_SECRET must be at least 16/],
     [{ LEGACY_REALM: 'tidepool' }, /LEGACY_REALM must be one of dev1/],
     [{ TRUST_PROXY: 'maybe' }, /TRUST_PROXY must be true or false/],
+    [{ METRICS_TOKEN: 'too-short' }, /METRICS_TOKEN must be at least 16/],
   ])('refuses %p naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('reads METRICS_TOKEN, unset by default', () => {
+    expect(loadConfig({}).metricsToken).toBeUndefined();
+    expect(loadConfig({ METRICS_TOKEN: ' scrape-token-0123456789 ' }).metricsToken).toBe('scrape-token-0123456789');
   });
 
   it('never creates the development client in production', () => {

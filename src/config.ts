@@ -46,6 +46,8 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** The longest a blob or device-log upload may take; unfinished uploads are swept after it. */
   uploadTimeoutSeconds: number;
+  /** Bearer token `GET /metrics` requires; without it, /metrics is served outside production only. */
+  metricsToken: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -139,5 +141,6 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     uploadTimeoutSeconds: integer(env, 'UPLOAD_TIMEOUT_SECONDS', 3600, 1, 24 * 3600),
+    metricsToken: secret(env, 'METRICS_TOKEN'),
   };
 }

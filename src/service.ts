@@ -58,7 +58,13 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   server.keepAliveTimeout = 65_000;
   const address = await listen(server, config.port, config.host);
   const url = publicUrl(config, address);
-  const app = await createApp({ config, logger, orm, objectStore, baseUrl: url, secrets });
+  const app = await createApp({ config, logger, orm, objectStore, baseUrl: url, secrets }).catch(async (error) => {
+    // A start-up refused (e.g. a DEV_CLIENT_SECRET that contradicts the stored one) leaves nothing open.
+    await new Promise((resolve) => server.close(resolve));
+    await orm.close();
+    await database.stop();
+    throw error;
+  });
   handler = app.handler;
 
   let closing: Promise<void> | undefined;

@@ -3,6 +3,7 @@ import { compact } from '../body';
 import { blobContent, contentHeaders, integerParameter, listParameter } from '../binary';
 import type { ContentRoute, RestRoute } from '../route';
 import type { BlobsService } from '../../src/domains/blobs/blobs.service';
+import { DOWNLOAD_HEADERS } from '../../src/http/security-headers';
 
 const BLOB_FIELDS = 'id userId digestMD5 mediaType size status createdTime modifiedTime revision';
 
@@ -80,7 +81,7 @@ export function blobDownloads(blobs: BlobsService): ContentRoute[] {
       path: '/v1/blobs/:blobId/content',
       open: async (scope, params) => {
         const { blob, stream } = await blobs.openContent(scope, params.blobId);
-        return { stream, headers: contentHeaders(blob) };
+        return { stream, headers: { ...contentHeaders(blob), ...DOWNLOAD_HEADERS } };
       },
     },
   ];

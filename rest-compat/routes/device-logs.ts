@@ -10,6 +10,7 @@ import {
   requiredHeader,
 } from '../binary';
 import type { ContentRoute, RestRequest, RestRoute } from '../route';
+import { DOWNLOAD_HEADERS } from '../../src/http/security-headers';
 
 const LOG_FIELDS = 'id userId digestMD5 mediaType size createdTime startAt endAt revision';
 
@@ -81,6 +82,7 @@ export function deviceLogDownloads(logs: DeviceLogsService): ContentRoute[] {
           ...contentHeaders(log),
           'Start-At': log.startAtTime.toISOString(),
           'End-At': log.endAtTime.toISOString(),
+          ...DOWNLOAD_HEADERS,
         };
         return { stream, headers };
       },

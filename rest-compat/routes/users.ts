@@ -29,6 +29,7 @@ const UPDATE_TYPES: Record<string, JsonType> = {
   termsAccepted: 'string',
   roles: 'strings',
   emailVerified: 'boolean',
+  currentPassword: 'string',
 };
 
 const CUSTODIAL_TYPES: Record<string, JsonType> = { username: 'string', emails: 'strings' };

@@ -1,13 +1,21 @@
 import type { Orm } from '../infra/database/orm';
 import type { Logger } from '../infra/logger';
+import { loginFailures, loginLockouts, type LockKind, type PasswordPath } from '../infra/metrics';
 import type { Account, AccountDirectory } from './accounts';
 
+export type { LockKind, PasswordPath };
+
 export interface LoginGuardSettings {
-  /** Consecutive failures an account may have before it is locked. */
-  accountFailures: number;
-  /** Failures one source address may have within `sourceWindowSeconds`. */
+  /** Failures one source may have on one account before that pair is locked. */
+  accountSourceFailures: number;
+  /** Failures one source address may have, on any accounts, within `sourceWindowSeconds`. */
   sourceFailures: number;
   sourceWindowSeconds: number;
+  /**
+   * Failures one account may have from all sources together before it counts as under attack:
+   * then sources that have failed on it are refused, while others still log in.
+   */
+  accountFailures: number;
   /** First lockout; each further failure doubles it, up to `maxLockSeconds`. */
   lockSeconds: number;
   maxLockSeconds: number;
@@ -16,19 +24,64 @@ export interface LoginGuardSettings {
 }
 
 export const DEFAULT_LOGIN_GUARD: LoginGuardSettings = {
-  accountFailures: 5,
+  accountSourceFailures: 5,
   sourceFailures: 30,
   sourceWindowSeconds: 15 * 60,
+  accountFailures: 20,
   lockSeconds: 60,
   maxLockSeconds: 15 * 60,
   resetSeconds: 12 * 3600,
 };
 
+/** One counter of failures (a row of `login_failures`). */
+export interface FailureCount {
+  failures: number;
+  lastFailure: Date;
+  lockedUntil: Date | null;
+}
+
+export type FailureCounts = Partial<Record<LockKind, FailureCount>>;
+
 /**
- * Brute-force protection for every password check (login page, /auth/login, password grant):
- * after repeated failures an account, or a source address, is locked for a while. A locked
- * login is refused exactly like a wrong password, so an attacker learns nothing; the lockout is
- * logged. Counters live in PostgreSQL, so every instance sees them.
+ * Which lock refuses an attempt, if any. Failures count per account and source together, so
+ * a stranger who knows an email address can lock only itself out, never the owner: a source
+ * is refused for its own failures (on that account, or on too many accounts), and an account
+ * under attack from many sources refuses only sources that have failed on it.
+ */
+export function refusingLock(counts: FailureCounts, now: Date, settings: LoginGuardSettings): LockKind | null {
+  const locked = (count?: FailureCount) => !!count?.lockedUntil && count.lockedUntil > now;
+  if (locked(counts.account_source)) return 'account_source';
+  if (locked(counts.source)) return 'source';
+  const pair = counts.account_source;
+  const failedHere =
+    !!pair && pair.failures > 0 && now.getTime() - pair.lastFailure.getTime() < settings.resetSeconds * 1000;
+  return locked(counts.account) && failedHere ? 'account' : null;
+}
+
+/** How long a counter that has just reached `failures` locks, or null below its limit. */
+export function lockSeconds(kind: LockKind, failures: number, settings: LoginGuardSettings): number | null {
+  const limit = {
+    account_source: settings.accountSourceFailures,
+    source: settings.sourceFailures,
+    account: settings.accountFailures,
+  }[kind];
+  if (failures < limit) return null;
+  if (kind === 'source') return settings.maxLockSeconds;
+  return Math.min(settings.maxLockSeconds, settings.lockSeconds * 2 ** (failures - limit));
+}
+
+/** The `login_failures` keys of one attempt. Sources are addresses; a forwarded one is capped. */
+export function failureKeys(loginName: string, source: string): Record<LockKind, string> {
+  const login = loginName.trim().toLowerCase().slice(0, 254);
+  const from = source.slice(0, 60);
+  return { account_source: `pair:${from} ${login}`, source: `source:${from}`, account: `account:${login}` };
+}
+
+/**
+ * Brute-force protection for every password check (login page, /auth/login, password grant,
+ * the current password of an account change). A refused attempt looks exactly like a wrong
+ * password, so an attacker learns nothing; each lockout is logged and counted in the metrics.
+ * Counters live in PostgreSQL, so every instance sees them.
  */
 export class LoginGuard {
   constructor(
@@ -38,60 +91,104 @@ export class LoginGuard {
     private readonly settings: LoginGuardSettings = DEFAULT_LOGIN_GUARD,
   ) {}
 
-  /** The account, when the credentials match and neither the account nor the source is locked. */
-  async verify(loginName: string, password: string, source: string): Promise<Account | null> {
-    const keys = [`account:${loginName.trim().toLowerCase().slice(0, 254)}`, `source:${source}`];
-    const locked = await this.lockedKeys(keys);
-    if (locked.length) {
-      this.logger.warn({ locked, source }, 'login refused: locked after repeated failures');
-      await this.accounts.authenticate('', password).catch(() => null);
-      return null;
-    }
-    const account = await this.accounts.authenticate(loginName, password);
-    if (account) await this.forget(keys[0]);
-    else await this.recordFailure(keys);
-    return account;
+  /**
+   * The account, when the credentials match and no lock refuses this source. Credentials with a
+   * NUL match no account (PostgreSQL cannot store one): refused as wrong, without a statement
+   * the database would reject.
+   */
+  async verify(loginName: string, password: string, source: string, path: PasswordPath): Promise<Account | null> {
+    if (`${loginName}${password}`.includes('\u0000')) return null;
+    return this.attempt(loginName, source, path, () => this.accounts.authenticate(loginName, password));
   }
 
-  private async lockedKeys(keys: string[]): Promise<string[]> {
+  /** Runs a password check under the same protection; true when `check` accepted it. */
+  async confirm(loginName: string, source: string, path: PasswordPath, check: () => Promise<boolean>) {
+    return (await this.attempt(loginName, source, path, async () => ((await check()) ? true : null))) === true;
+  }
+
+  private async attempt<T>(
+    loginName: string,
+    source: string,
+    path: PasswordPath,
+    check: () => Promise<T | null>,
+  ): Promise<T | null> {
+    const keys = failureKeys(loginName, source);
+    const counts = await this.counts(keys);
+    const lock = refusingLock(counts, new Date(), this.settings);
+    if (lock) {
+      loginFailures.inc({ path, reason: 'locked' });
+      this.logger.warn({ lock, source, path }, 'login refused: locked after repeated failures');
+      // About as slow as a real check, so a lock cannot be told from a wrong password by timing.
+      await this.accounts.authenticate('', 'not a password').catch(() => null);
+      return null;
+    }
+    const result = await check();
+    if (result !== null) {
+      await this.forget(keys.account_source);
+      return result;
+    }
+    loginFailures.inc({ path, reason: 'invalid_credentials' });
+    await this.recordFailure(keys, path, loginName);
+    return null;
+  }
+
+  private async counts(keys: Record<LockKind, string>): Promise<FailureCounts> {
     const rows = await this.orm.em
       .getConnection()
-      .execute<{ key: string }[]>('select key from login_failures where key in (?, ?) and locked_until > now()', keys);
-    return rows.map((row) => row.key);
+      .execute<{ key: string; failures: number; last_failure: Date; locked_until: Date | null }[]>(
+        'select key, failures, last_failure, locked_until from login_failures where key in (?, ?, ?)',
+        [keys.account_source, keys.source, keys.account],
+      );
+    const counts: FailureCounts = {};
+    for (const kind of Object.keys(keys) as LockKind[]) {
+      const row = rows.find((candidate) => candidate.key === keys[kind]);
+      if (row) {
+        counts[kind] = {
+          failures: row.failures,
+          lastFailure: new Date(row.last_failure),
+          lockedUntil: row.locked_until && new Date(row.locked_until),
+        };
+      }
+    }
+    return counts;
   }
 
   private async forget(key: string): Promise<void> {
     await this.orm.em.getConnection().execute('delete from login_failures where key = ?', [key]);
   }
 
-  private async recordFailure([accountKey, sourceKey]: string[]): Promise<void> {
-    const { accountFailures, sourceFailures, sourceWindowSeconds, lockSeconds, maxLockSeconds, resetSeconds } =
-      this.settings;
-    const rows = await this.orm.em
-      .getConnection()
-      .execute<{ key: string; failures: number; locked_until: Date | null }[]>(
-        `insert into login_failures as f (key, failures, last_failure, locked_until)
-       values (?, 1, now(), null), (?, 1, now(), null)
-       on conflict (key) do update set
-         failures = case when f.last_failure < now() - make_interval(secs => case when f.key like 'source:%' then ? else ? end)
-                         then 1 else f.failures + 1 end,
-         last_failure = now()
-       returning key, failures, locked_until`,
-        [accountKey, sourceKey, sourceWindowSeconds, resetSeconds],
-      );
-    for (const row of rows) {
-      const limit = row.key === sourceKey ? sourceFailures : accountFailures;
-      if (row.failures < limit) continue;
-      const seconds =
-        row.key === sourceKey ? maxLockSeconds : Math.min(maxLockSeconds, lockSeconds * 2 ** (row.failures - limit));
+  private async recordFailure(keys: Record<LockKind, string>, path: PasswordPath, loginName: string): Promise<void> {
+    const { sourceWindowSeconds, resetSeconds } = this.settings;
+    const rows = await this.orm.em.getConnection().execute<{ key: string; failures: number }[]>(
+      `insert into login_failures as f (key, failures, last_failure, locked_until)
+         values (?, 1, now(), null), (?, 1, now(), null), (?, 1, now(), null)
+         on conflict (key) do update set
+           failures = case when f.last_failure < now() - make_interval(secs => case when f.key like 'source:%' then ? else ? end)
+                           then 1 else f.failures + 1 end,
+           last_failure = now()
+         returning key, failures`,
+      [keys.account_source, keys.source, keys.account, sourceWindowSeconds, resetSeconds],
+    );
+    for (const kind of Object.keys(keys) as LockKind[]) {
+      const row = rows.find((candidate) => candidate.key === keys[kind]);
+      const seconds = row && lockSeconds(kind, row.failures, this.settings);
+      if (!row || !seconds) continue;
       await this.orm.em
         .getConnection()
         .execute('update login_failures set locked_until = now() + make_interval(secs => ?) where key = ?', [
           seconds,
           row.key,
         ]);
+      loginLockouts.inc({ path, lock: kind });
       this.logger.warn(
-        { key: row.key, failures: row.failures, lockedSeconds: seconds },
+        {
+          lock: kind,
+          ...(kind === 'source' ? {} : { loginName: loginName.trim().toLowerCase().slice(0, 254) }),
+          source: kind === 'account' ? undefined : keys.source.slice('source:'.length),
+          failures: row.failures,
+          lockedSeconds: seconds,
+          path,
+        },
         'login locked after repeated failures',
       );
     }

@@ -1,14 +1,14 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { createLocalJWKSet, type JWTVerifyGetKey } from 'jose';
 import type Provider from 'oidc-provider';
-import { REALMS, type Config, type Realm } from '../config';
+import { ConfigError, REALMS, type Config, type Realm } from '../config';
 import type { Orm } from '../infra/database/orm';
 import type { Logger } from '../infra/logger';
 import type { DatabaseEvents } from '../infra/database/events';
 import type { AccountDirectory } from './accounts';
 import type { LoginGuard } from './login-guard';
 import type { SessionRevocations } from './session-revocations';
-import { registerClients, type ClientDefinition } from './oidc/clients';
+import { DEV_CLIENT_ID, registerClients, type ClientDefinition } from './oidc/clients';
 import type { ResourceServerInfo } from './oidc/issue-tokens';
 import { KEYS_ROTATED_CHANNEL, loadRealmKeys, publicJwk } from './oidc/keys';
 import { registerPasswordGrant } from './oidc/password-grant';
@@ -49,6 +49,8 @@ export class Realms {
   private readonly runtimes = new Map<Realm, RealmRuntime>();
   private readonly byIssuer = new Map<string, RealmRuntime>();
   private readonly lastReload = new Map<Realm, number>();
+  /** Clients whose secret stored by an earlier start won over the one this start has. */
+  private readonly keptSecrets = new Set<string>();
 
   private constructor(private readonly options: RealmsOptions) {}
 
@@ -61,10 +63,38 @@ export class Realms {
         .catch((error: unknown) => options.logger.error({ err: error, realm }, 'reloading rotated keys failed'));
     });
     for (const realm of REALMS) {
-      await registerClients(options.orm, realm, options.clients.get(realm) ?? []);
-      await realms.build(realm);
+      for (const clientId of await registerClients(options.orm, realm, options.clients.get(realm) ?? [])) {
+        realms.keptSecrets.add(clientId);
+      }
     }
+    realms.checkDevelopmentClientSecret();
+    for (const realm of REALMS) await realms.build(realm);
     return realms;
+  }
+
+  /**
+   * Instances sharing a database share the development client: the secret stored first wins. A
+   * generated (or DATA_DIR-kept) secret of this start then gives way; a configured one that
+   * differs stops the start-up, since clients using it would be refused.
+   */
+  private checkDevelopmentClientSecret(): void {
+    if (!this.keptSecrets.has(DEV_CLIENT_ID)) return;
+    if (this.options.config.devClientSecret !== undefined) {
+      throw new ConfigError(
+        `DEV_CLIENT_SECRET differs from the secret of the development client ${DEV_CLIENT_ID} that is stored in the ` +
+          'database (registered by another instance, or by a start with another DATA_DIR or DEV_CLIENT_SECRET); ' +
+          'the stored secret is kept. Set DEV_CLIENT_SECRET to that secret, or unset it to use the stored one.',
+      );
+    }
+    this.options.logger.warn(
+      { clientId: DEV_CLIENT_ID },
+      'the development client keeps the secret stored in the database by another instance; this start generated or kept a different one, which is not used',
+    );
+  }
+
+  /** Whether a secret stored by an earlier start won over this start's for `clientId`. */
+  keptStoredSecret(clientId: string): boolean {
+    return this.keptSecrets.has(clientId);
   }
 
   issuerFor(realm: Realm): string {

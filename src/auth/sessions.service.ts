@@ -75,7 +75,7 @@ export class SessionsService {
 
   async logIn(scope: Scope, loginName: string, password: string): Promise<{ session: Session; user: UserRecord }> {
     if (!loginName || !password) throw invalid('Missing id and/or password');
-    const account = await this.guard.verify(loginName, password, scope.remoteAddress);
+    const account = await this.guard.verify(loginName, password, scope.remoteAddress, 'legacy_login');
     const user = account && (await this.users.findById(scope.em, account.id));
     if (!user) throw unauthenticated('No user matched the given details');
     return { session: await this.open(user.id), user };
@@ -106,6 +106,18 @@ export class SessionsService {
   /** Part of deleting an account: every session it has, in every realm, ends now. */
   async endAllSessionsOf(userId: string): Promise<void> {
     await endSessionsOfAccount(this.orm, userId, (realm, grantId) => this.revocations.revoke(realm, grantId));
+  }
+
+  /**
+   * After a password change: every session and refresh token of the account ends, on every
+   * instance, except the session that made the change (when the account itself made it).
+   */
+  async endOtherSessionsOf(userId: string, by: Principal): Promise<void> {
+    const keep =
+      by.userId === userId && by.realm !== null && by.grantId !== null
+        ? { realm: by.realm, grantId: by.grantId }
+        : null;
+    await endSessionsOfAccount(this.orm, userId, (realm, grantId) => this.revocations.revoke(realm, grantId), keep);
   }
 
   async serverLogIn(name: string, secret: string): Promise<Session> {

@@ -39,3 +39,23 @@ export function loadSecrets(
   }
   return { serverSecret, devClientSecret, generated };
 }
+
+/**
+ * A secret of this start that gives way to one another instance stored in the shared database
+ * (the development client's): forgotten here and in DATA_DIR, so neither the start-up banner nor
+ * the file points at a secret that does not work.
+ */
+export function forgetOverriddenSecret(
+  secrets: Pick<Secrets, 'devClientSecret'> & Partial<Pick<Secrets, 'generated'>>,
+  dataDir: string,
+  name: 'devClientSecret',
+): void {
+  secrets[name] = undefined;
+  if (secrets.generated) secrets.generated = secrets.generated.filter((generated) => generated !== name);
+  const file = secretsFile(dataDir);
+  if (!fs.existsSync(file)) return;
+  const stored: Record<string, string> = JSON.parse(fs.readFileSync(file, 'utf8'));
+  if (!(name in stored)) return;
+  delete stored[name];
+  fs.writeFileSync(file, `${JSON.stringify(stored, null, 2)}\n`, { mode: 0o600 });
+}

@@ -91,6 +91,13 @@ async function makeWorld(): Promise<World> {
   };
 }
 
+/** The password of the account whose token `token` is, if any. */
+function passwordOf(world: World, token: string | undefined): string | undefined {
+  return [world.owner, world.viewer, world.uploader, world.custodian, world.unrelated].find(
+    (account) => account.token === token,
+  )?.password;
+}
+
 /** What an observer with full rights sees of the owner's account and sharing. */
 async function snapshot(world: World) {
   const [account, members, groups, blobs, logs] = await Promise.all([
@@ -167,7 +174,8 @@ const OPERATIONS: Operation[] = [
       call(app.url, `/auth/user/${world.owner.userid}`, {
         method: 'PUT',
         token,
-        json: { updates: { emails: [`renamed.${world.owner.email}`] } },
+        // Changing emails needs the caller's own current password (server tokens need none).
+        json: { updates: { emails: [`renamed.${world.owner.email}`], currentPassword: passwordOf(world, token) } },
       }),
     expected: readers,
   },
@@ -354,3 +362,49 @@ for (const [driver, storeEnv] of storeDrivers()) {
   if (driver === 'filesystem') describeMatrix('authorization matrix', OPERATIONS, storeEnv);
   else describeMatrix(`authorization matrix of stored content on the ${driver} store`, CONTENT_OPERATIONS, storeEnv);
 }
+
+describe('what downloads and permission sets show', () => {
+  beforeAll(async () => {
+    app = await startTestApp();
+    server = await serverToken(app);
+  });
+  afterAll(async () => {
+    await app?.stop();
+  });
+
+  it('serves stored bytes as attachments browsers never sniff, even content uploaded as text/html', async () => {
+    const owner = await signUp(app, 'owner');
+    const page = '<!doctype html><script>alert(document.cookie)</script>';
+    const blob = await uploadBlob(app, owner.userid, owner.token, page, { 'content-type': 'text/html' });
+    expect(blob.status).toBe(201);
+    const log = await uploadLog(app, owner.userid, owner.token, WINDOW);
+    for (const path of [`/v1/blobs/${blob.body.id}/content`, `/v1/device_logs/${log.body.id}/content`]) {
+      const reply = await call(app.url, path, { token: owner.token });
+      expect(reply.status).toBe(200);
+      expect(reply.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(reply.headers.get('content-disposition')).toBe('attachment');
+    }
+    const html = await call(app.url, `/v1/blobs/${blob.body.id}/content`, { token: owner.token });
+    expect(html.headers.get('content-type')).toBe('text/html');
+    expect(html.text).toBe(page);
+  });
+
+  it('shows a custodial account’s custodian in its permission sets, the way Tidepool clients read it, not in roles', async () => {
+    const parent = await signUp(app, 'parent');
+    const created = await call(app.url, `/auth/user/${parent.userid}/user`, { token: parent.token, json: {} });
+    const kid = created.body.userid;
+    expect(created.body.roles ?? []).toEqual([]);
+    const custodian = { custodian: {}, view: {}, upload: {} };
+    for (const token of [parent.token, server]) {
+      expect((await call(app.url, `/access/${kid}`, { token })).body).toEqual({
+        [kid]: { root: {} },
+        [parent.userid]: custodian,
+      });
+      expect((await call(app.url, `/access/${kid}/${parent.userid}`, { token })).body).toEqual(custodian);
+      expect((await call(app.url, `/access/groups/${parent.userid}`, { token })).body).toEqual({
+        [parent.userid]: { root: {} },
+        [kid]: custodian,
+      });
+    }
+  });
+});

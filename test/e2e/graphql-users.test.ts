@@ -34,15 +34,15 @@ describe('GraphQL users', () => {
     const email = uniqueEmail('gql');
     const ok = await graphql(
       app.url,
-      'mutation ($e: [String!]) { updateMe(input: { emails: $e }) { emails modifiedUserId } }',
-      { e: [email] },
+      'mutation ($e: [String!], $p: String) { updateMe(input: { emails: $e, currentPassword: $p }) { emails modifiedUserId } }',
+      { e: [email], p: alice.password },
       alice.token,
     );
     expect(ok.body.data.updateMe).toEqual({ emails: [email], modifiedUserId: alice.userid });
     const taken = await graphql(
       app.url,
-      'mutation ($e: [String!]) { updateMe(input: { emails: $e }) { emails } }',
-      { e: [bob.email] },
+      'mutation ($e: [String!], $p: String) { updateMe(input: { emails: $e, currentPassword: $p }) { emails } }',
+      { e: [bob.email], p: alice.password },
       alice.token,
     );
     expect(taken.body.errors[0].extensions.code).toBe('CONFLICT');
@@ -56,6 +56,23 @@ describe('GraphQL users', () => {
       extensions: { code: 'FORBIDDEN' },
       message: expect.stringMatching(/server token/),
     });
+  });
+
+  it('needs the current password to change the password or emails: INVALID naming it when missing, FORBIDDEN when wrong', async () => {
+    const carol = await signUp(app, 'carol');
+    const change = (input: Record<string, unknown>) =>
+      graphql(app.url, 'mutation ($i: UserUpdateInput!) { updateMe(input: $i) { emails } }', { i: input }, carol.token);
+    const email = uniqueEmail('carol');
+    for (const input of [{ emails: [email] }, { password: 'taken-over-1' }]) {
+      const missing = await change(input);
+      expect(missing.body.errors[0]).toMatchObject({ extensions: { code: 'INVALID', field: 'currentPassword' } });
+      const wrong = await change({ ...input, currentPassword: 'not-the-password' });
+      expect(wrong.body.errors[0].extensions.code).toBe('FORBIDDEN');
+    }
+    const me = await graphql(app.url, '{ me { emails } }', {}, carol.token);
+    expect(me.body.data.me.emails).toEqual([carol.email]);
+    const confirmed = await change({ emails: [email], currentPassword: carol.password });
+    expect(confirmed.body.data.updateMe.emails).toEqual([email]);
   });
 
   it('refuses user(id) and updateUser on other accounts with FORBIDDEN', async () => {

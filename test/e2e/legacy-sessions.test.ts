@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { serverToken, signUp, uniqueEmail, type TestAccount } from '../support/accounts';
+import { passwordGrant, serverToken, signUp, uniqueEmail, type TestAccount } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/app';
 import { call } from '../support/http';
 
@@ -98,6 +98,78 @@ describe('GET /auth/login, GET /auth/token and POST /auth/logout', () => {
   it('answers 401 to GET /auth/token without a token', async () => {
     const reply = await call(app.url, '/auth/token');
     expect(reply.status).toBe(401);
+  });
+});
+
+describe('a password change', () => {
+  const refreshGrant = (refreshToken: string) =>
+    call(app.url, '/realms/qa2/protocol/openid-connect/token', {
+      form: {
+        grant_type: 'refresh_token',
+        refresh_token: refreshToken,
+        client_id: 'islet-dev',
+        client_secret: app.devClientSecret,
+      },
+    });
+
+  it('ends every other session and refresh token of the account; the session that made it keeps working', async () => {
+    const dave = await signUp(app, 'dave');
+    const legacy = (
+      await call(app.url, '/auth/login', { method: 'POST', headers: basic(dave.email, dave.password) })
+    ).headers.get('x-tidepool-session-token')!;
+    const oidc = (await passwordGrant(app, 'qa2', dave.email, dave.password)).body;
+    for (const token of [legacy, oidc.access_token])
+      expect((await call(app.url, '/auth/user', { token })).status).toBe(200);
+
+    const changed = await call(app.url, '/auth/user', {
+      method: 'PUT',
+      token: dave.token,
+      json: { updates: { password: 'changed-pass-1', currentPassword: dave.password } },
+    });
+    expect(changed.status).toBe(200);
+
+    for (const token of [legacy, oidc.access_token]) {
+      const reply = await call(app.url, '/auth/user', { token });
+      expect(reply.status).toBe(401);
+      expect(reply.body.reason).toMatch(/Session has ended/);
+    }
+    expect((await call(app.url, '/auth/login', { token: legacy })).status).toBe(401);
+    expect((await refreshGrant(oidc.refresh_token)).body.error).toBe('invalid_grant');
+
+    expect((await call(app.url, '/auth/user', { token: dave.token })).status).toBe(200);
+    const refreshed = await call(app.url, '/auth/login', { token: dave.token });
+    expect(refreshed.status).toBe(200);
+    const login = await call(app.url, '/auth/login', { method: 'POST', headers: basic(dave.email, 'changed-pass-1') });
+    expect(login.status).toBe(200);
+  });
+
+  it('made by a server token ends every session of the account', async () => {
+    const erin = await signUp(app, 'erin');
+    const oidc = (await passwordGrant(app, 'qa2', erin.email, erin.password)).body;
+    const changed = await call(app.url, `/auth/user/${erin.userid}`, {
+      method: 'PUT',
+      token: await serverToken(app),
+      json: { updates: { password: 'reset-by-server-1' } },
+    });
+    expect(changed.status).toBe(200);
+    for (const token of [erin.token, oidc.access_token])
+      expect((await call(app.url, '/auth/user', { token })).status).toBe(401);
+    expect((await refreshGrant(oidc.refresh_token)).body.error).toBe('invalid_grant');
+  });
+
+  it('changes nothing, and ends no session, when the current password is wrong', async () => {
+    const frank = await signUp(app, 'frank');
+    const other = (await passwordGrant(app, 'qa2', frank.email, frank.password)).body;
+    const refused = await call(app.url, '/auth/user', {
+      method: 'PUT',
+      token: frank.token,
+      json: { updates: { password: 'changed-pass-1', currentPassword: 'not-the-password' } },
+    });
+    expect(refused.status).toBe(403);
+    expect((await call(app.url, '/auth/user', { token: other.access_token })).status).toBe(200);
+    expect(
+      (await call(app.url, '/auth/login', { method: 'POST', headers: basic(frank.email, frank.password) })).status,
+    ).toBe(200);
   });
 });
 

@@ -1,3 +1,5 @@
+import http from 'node:http';
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { signUp, type TestAccount } from '../support/accounts';
@@ -88,6 +90,114 @@ describe('discovery', () => {
   });
 });
 
+/** A request with headers fetch() will not send as given (Host); cookies kept in `jar`. */
+function rawRequest(
+  url: string,
+  headers: Record<string, string>,
+  jar: Map<string, string>,
+  form?: Record<string, string>,
+): Promise<{ status: number; location: string | undefined; body: string }> {
+  const body = form && new URLSearchParams(form).toString();
+  const cookie = [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      url,
+      {
+        method: form ? 'POST' : 'GET',
+        headers: {
+          ...headers,
+          ...(cookie ? { cookie } : {}),
+          ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+        },
+      },
+      (response) => {
+        for (const line of response.headers['set-cookie'] ?? []) {
+          const [name, ...value] = line.split(';')[0].split('=');
+          jar.set(name, value.join('='));
+        }
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (text += chunk));
+        response.on('end', () =>
+          resolve({ status: response.statusCode!, location: response.headers.location, body: text }),
+        );
+      },
+    );
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+/** A port nothing listens on now (for a service whose PUBLIC_URL is not where it listens). */
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+describe('published URLs', () => {
+  const forged = { host: 'evil.example', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' };
+  const urlsIn = (text: string) => [...text.matchAll(/https?:\/\/[^"'\s<>]+/g)].map((match) => match[0]);
+
+  it('come from PUBLIC_URL whatever Host or X-Forwarded-Host says, also behind a trusted proxy', async () => {
+    const port = await freePort();
+    const proxied = await startTestApp({
+      TRUST_PROXY: 'true',
+      PUBLIC_URL: 'https://islet.example.org',
+      PORT: String(port),
+    });
+    try {
+      for (const [listening, base] of [
+        [app.url, app.url],
+        [`http://localhost:${port}`, 'https://islet.example.org'],
+      ]) {
+        const reply = await rawRequest(`${listening}/realms/qa3/.well-known/openid-configuration`, forged, new Map());
+        const document = JSON.parse(reply.body);
+        for (const name of ['jwks_uri', 'token_endpoint', 'authorization_endpoint', 'end_session_endpoint']) {
+          expect(document[name]).toMatch(new RegExp(`^${base}/realms/qa3/protocol/openid-connect/`));
+        }
+        expect(urlsIn(reply.body).filter((url) => !url.startsWith(`${base}/`))).toEqual([]);
+      }
+    } finally {
+      await proxied.stop();
+    }
+  });
+
+  it('come from PUBLIC_URL in form actions and redirects of the browser flows', async () => {
+    const jar = new Map<string, string>();
+    const logout = await rawRequest(`${app.url}/realms/dev1/protocol/openid-connect/logout`, forged, jar);
+    expect(logout.body).toContain(`action="${app.url}/realms/dev1/protocol/openid-connect/logout/confirm"`);
+    expect(logout.body).not.toContain('evil.example');
+
+    const config = await relyingParty(app, 'dev1', 'islet-dev', app.devClientSecret);
+    const start = client.buildAuthorizationUrl(config, {
+      redirect_uri: REDIRECT,
+      scope: 'openid',
+      code_challenge: 'x'.repeat(43),
+      code_challenge_method: 'S256',
+    });
+    const toLogin = await rawRequest(start.href, forged, jar);
+    expect(toLogin.status).toBe(303);
+    const page = await rawRequest(new URL(toLogin.location!, app.url).href, forged, jar);
+    expect(page.body).not.toContain('evil.example');
+    const action = /<form[^>]*action="([^"]+)"/.exec(page.body)![1];
+    const csrf = /name="csrf" value="([^"]*)"/.exec(page.body)![1];
+    const submitted = await rawRequest(new URL(action, app.url).href, forged, jar, {
+      csrf,
+      username: alice.email,
+      password: alice.password,
+    });
+    expect(submitted.status).toBe(303);
+    expect(submitted.location).toMatch(new RegExp(`^${app.url}/realms/dev1/protocol/openid-connect/auth/`));
+    const back = await rawRequest(submitted.location!, forged, jar);
+    expect(back.location).toMatch(/^http:\/\/127\.0\.0\.1:9\/callback\?code=/);
+    expect(new URL(back.location!).searchParams.get('iss')).toBe(`${app.url}/realms/dev1`);
+  });
+});
+
 describe('authorization code with PKCE', () => {
   it('logs in through the login page and gets verifiable tokens, userinfo and refreshes', async () => {
     const config = await relyingParty(app, 'dev1', 'islet-dev', app.devClientSecret);
@@ -169,6 +279,9 @@ describe('authorization code with PKCE', () => {
     expect(consentPage.status).toBe(200);
     expect(consentPage.body).toContain('Allow access?');
     expect(consentPage.body).toContain('See your email address');
+    expect(consentPage.headers.get('content-security-policy')).toMatch(
+      /(^|; )form-action 'self' http:\/\/127\.0\.0\.1:9\/spa(;|$)/,
+    );
     const refusal = await agent.submit(consentPage, { decision: 'deny' }, spa);
     expect(new URL(refusal.location!).searchParams.get('error')).toBe('access_denied');
 

@@ -1,10 +1,16 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import pg from 'pg';
 import { rotateSigningKey } from '../../src/auth/oidc/keys';
+import { loadConfig } from '../../src/config';
 import { openDatabase } from '../../src/infra/database/orm';
+import { createLogger } from '../../src/infra/logger';
+import { startService } from '../../src/service';
 import { passwordGrant, signUp, type TestAccount } from '../support/accounts';
-import { startTestApp, type TestApp } from '../support/app';
+import { SERVER_SECRET, startTestApp, type TestApp } from '../support/app';
 import { call } from '../support/http';
 import { client, relyingParty } from '../support/relying-party';
 import { UserAgent } from '../support/user-agent';
@@ -61,6 +67,74 @@ describe('brute-force protection', () => {
       (await call(app.url, '/auth/login', { method: 'POST', headers: basic(bystander.email, bystander.password) }))
         .status,
     ).toBe(200);
+  });
+
+  it('counts failures per account and source: another source logs in, and the lockout shows in logs and metrics', async () => {
+    const lines: string[] = [];
+    const proxied = await startTestApp(
+      { TRUST_PROXY: 'true', LOG_LEVEL: 'warn' },
+      { logTo: (line) => lines.push(line) },
+    );
+    try {
+      const victim = await signUp(proxied, 'victim');
+      const from = (ip: string) => ({ 'x-forwarded-for': ip });
+      const login = (password: string, ip: string) =>
+        call(proxied.url, '/auth/login', {
+          method: 'POST',
+          headers: { ...basic(victim.email, password), ...from(ip) },
+        });
+      for (let attempt = 0; attempt < 5; attempt += 1)
+        expect((await login(`wrong-${attempt}-pass`, '203.0.113.9')).status).toBe(401);
+      expect((await login(victim.password, '203.0.113.9')).status).toBe(401);
+
+      expect((await login(victim.password, '198.51.100.20')).status).toBe(200);
+      const grant = await call(proxied.url, '/realms/dev1/protocol/openid-connect/token', {
+        headers: from('198.51.100.21'),
+        form: {
+          grant_type: 'password',
+          client_id: 'islet-dev',
+          client_secret: proxied.devClientSecret,
+          username: victim.email,
+          password: victim.password,
+        },
+      });
+      expect(grant.status).toBe(200);
+      expect((await login(victim.password, '203.0.113.9')).status).toBe(401);
+
+      const locked = lines
+        .map((line) => JSON.parse(line))
+        .filter((entry) => entry.msg === 'login locked after repeated failures');
+      expect(locked).toEqual([
+        expect.objectContaining({ lock: 'account_source', source: '203.0.113.9', path: 'legacy_login', failures: 5 }),
+      ]);
+      const metrics = await call(proxied.url, '/metrics');
+      expect(metrics.status).toBe(200);
+      expect(metrics.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+      expect(metrics.text).toMatch(/^islet_login_lockouts_total\{path="legacy_login",lock="account_source"\} [1-9]/m);
+      expect(metrics.text).toMatch(
+        /^islet_login_failures_total\{path="legacy_login",reason="invalid_credentials"\} [1-9]/m,
+      );
+      expect(metrics.text).toMatch(/^islet_login_failures_total\{path="legacy_login",reason="locked"\} [1-9]/m);
+      expect(metrics.text).not.toContain(victim.email);
+      expect(metrics.text).not.toContain('203.0.113.9');
+    } finally {
+      await proxied.stop();
+    }
+  });
+
+  it('counts wrong current passwords of an account change like failed logins', async () => {
+    const owner = await signUp(app, 'owner');
+    const change = (currentPassword: string) =>
+      call(app.url, '/auth/user', {
+        method: 'PUT',
+        token: owner.token,
+        json: { updates: { password: 'taken-over-123', currentPassword } },
+      });
+    for (let attempt = 0; attempt < 5; attempt += 1) expect((await change(`guess-${attempt}-pass`)).status).toBe(403);
+    expect((await change(owner.password)).status).toBe(403);
+    expect((await call(app.url, '/metrics')).text).toMatch(
+      /^islet_login_lockouts_total\{path="current_password",lock="account_source"\} [1-9]/m,
+    );
   });
 
   it('locks a source address that tries many accounts', async () => {
@@ -145,7 +219,53 @@ describe('signing-key rotation', () => {
   });
 });
 
+describe('GET /metrics', () => {
+  it('answers only the bearer METRICS_TOKEN when one is set', async () => {
+    const guarded = await startTestApp({ METRICS_TOKEN: 'scrape-token-0123456789' });
+    try {
+      expect((await call(guarded.url, '/metrics')).status).toBe(401);
+      const wrong = await call(guarded.url, '/metrics', { headers: { authorization: 'Bearer not-the-token-0123' } });
+      expect(wrong.status).toBe(401);
+      const right = await call(guarded.url, '/metrics', {
+        headers: { authorization: 'Bearer scrape-token-0123456789' },
+      });
+      expect(right.status).toBe(200);
+      expect(right.text).toContain('# TYPE islet_login_lockouts_total counter');
+    } finally {
+      await guarded.stop();
+    }
+  });
+});
+
 describe('browser safety', () => {
+  it('answers X-Content-Type-Options: nosniff everywhere: REST, GraphQL, OIDC, health, 404s and errors', async () => {
+    const alice = await signUp(app, 'alice');
+    const replies = await Promise.all([
+      call(app.url, '/auth/user', { token: alice.token }),
+      call(app.url, '/auth/user'),
+      call(app.url, '/graphql', { json: { query: '{ me { userid } }' }, token: alice.token }),
+      call(app.url, '/graphql', { body: 'not json', headers: { 'content-type': 'application/json' } }),
+      call(app.url, '/realms/dev1/.well-known/openid-configuration'),
+      call(app.url, '/realms/dev1/protocol/openid-connect/certs'),
+      call(app.url, '/realms/dev1/protocol/openid-connect/token', { form: { grant_type: 'password' } }),
+      call(app.url, '/realms/dev1/protocol/openid-connect/auth?client_id=nobody&scope=openid'),
+      call(app.url, '/realms/dev1/no-such-thing'),
+      call(app.url, '/realms/dev1/protocol/openid-connect/logout'),
+      call(app.url, '/realms/nowhere/protocol/openid-connect/certs'),
+      call(app.url, '/healthz'),
+      call(app.url, '/readyz'),
+      call(app.url, '/metrics'),
+      call(app.url, '/no/such/route'),
+    ]);
+    for (const reply of replies) expect(reply.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+
+  it('lets the login form post only to the service, and go on only to the client’s registered redirect URI', async () => {
+    const page = await loginPage(new UserAgent());
+    const policy = page.headers.get('content-security-policy')!;
+    expect(policy).toMatch(/(^|; )form-action 'self' http:\/\/127\.0\.0\.1:9\/callback(;|$)/);
+  });
+
   it('serves an accessible login page with no third-party resources and a strict CSP', async () => {
     const page = await loginPage(new UserAgent(), 'dev1', { login_hint: 'ada@example.org' });
     expect(page.status).toBe(200);
@@ -179,6 +299,25 @@ describe('browser safety', () => {
     const strip = (body: string) => body.replace(/value="[^"]*"/g, '').replace(/login-actions\/[\w-]+/g, '');
     expect(wrong.status).toBe(unknown.status);
     expect(strip(wrong.body)).toBe(strip(unknown.body));
+  });
+
+  it('answers a NUL in the login form like wrong credentials, never a 500', async () => {
+    const alice = await signUp(app, 'alice');
+    const agent = new UserAgent();
+    const wrong = await agent.submit(
+      await loginPage(agent),
+      { username: alice.email, password: 'whatever-1' },
+      REDIRECT,
+    );
+    for (const fields of [
+      { username: `${alice.email}\u0000`, password: alice.password },
+      { username: alice.email, password: `${alice.password}\u0000` },
+    ]) {
+      const withNul = new UserAgent();
+      const answer = await withNul.submit(await loginPage(withNul), fields, REDIRECT);
+      expect(answer.status).toBe(wrong.status);
+      expect(answer.body).toContain('Invalid email or password.');
+    }
   });
 
   it('refuses a login form without its CSRF token', async () => {
@@ -236,6 +375,56 @@ describe('browser safety', () => {
     );
     expect(logout.status).toBe(400);
     expect(logout.location).toBeNull();
+  });
+});
+
+describe('the development client on a shared database', () => {
+  const secondInstance = (devClientSecret: string) => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'islet-second-'));
+    const config = loadConfig({
+      NODE_ENV: 'test',
+      PORT: '0',
+      DATABASE_URL: app.database.url,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'silent',
+      SERVER_SECRET,
+      DEV_CLIENT_SECRET: devClientSecret,
+      DATABASE_POOL_SIZE: '2',
+    });
+    return { config, dataDir, logger: createLogger('silent') };
+  };
+  const clientCredentials = (url: string, secret: string) =>
+    call(url, '/realms/qa2/protocol/openid-connect/token', {
+      form: { grant_type: 'client_credentials', client_id: 'islet-dev', client_secret: secret },
+    });
+
+  it('keeps the secret stored first: a second instance does not overwrite it with the one it generates', async () => {
+    const { config, dataDir, logger } = secondInstance('');
+    const second = await startService(config, logger);
+    try {
+      for (const url of [app.url, second.url])
+        expect((await clientCredentials(url, app.devClientSecret)).status).toBe(200);
+      // The secret it generated works nowhere, so it is neither kept nor printed.
+      const generated = JSON.parse(fs.readFileSync(path.join(dataDir, 'secrets.json'), 'utf8'));
+      expect(generated.devClientSecret).toBeUndefined();
+      expect(second.secrets.devClientSecret).toBeUndefined();
+    } finally {
+      await second.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('stops a start-up whose configured DEV_CLIENT_SECRET differs from the stored one, saying so', async () => {
+    const { config, dataDir, logger } = secondInstance('another-dev-secret-0123456789');
+    try {
+      await expect(startService(config, logger)).rejects.toThrow(
+        /DEV_CLIENT_SECRET differs from the secret of the development client islet-dev that is stored/,
+      );
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+    expect((await clientCredentials(app.url, app.devClientSecret)).status).toBe(200);
+    expect((await clientCredentials(app.url, 'another-dev-secret-0123456789')).status).toBe(401);
   });
 });
 

@@ -120,7 +120,8 @@ describe('custodial accounts', () => {
       emails: [email],
       emailVerified: false,
     });
-    expect(reply.body.roles).toEqual(['custodial_account', 'patient']);
+    // The specification allows only `clinic` in roles; the custodial relation is the permission below.
+    expect(reply.body.roles).toBeUndefined();
     const kid = reply.body.userid;
     expect((await call(app.url, `/access/${kid}/${parent.userid}`, { token: parent.token })).body).toEqual({
       custodian: {},

@@ -131,7 +131,7 @@ describe('GET and PUT /auth/user (the logged-in user)', () => {
     const reply = await call(app.url, '/auth/user', {
       method: 'PUT',
       token: alice.token,
-      json: { emailVerified: false, emails: [email] },
+      json: { emailVerified: false, emails: [email], currentPassword: alice.password },
     });
     expect(reply.status).toBe(200);
     expect(reply.body.emails).toEqual([email]);
@@ -151,7 +151,7 @@ describe('GET and PUT /auth/user (the logged-in user)', () => {
     const reply = await call(app.url, '/auth/user', {
       method: 'PUT',
       token: alice.token,
-      json: { updates: { password: 'brand-new-pass' } },
+      json: { updates: { password: 'brand-new-pass', currentPassword: alice.password } },
     });
     expect(reply.status).toBe(200);
     const basic = (password: string) => ({
@@ -191,10 +191,120 @@ describe('GET and PUT /auth/user (the logged-in user)', () => {
     const reply = await call(app.url, '/auth/user', {
       method: 'PUT',
       token: alice.token,
-      json: { updates: { emails: [bob.email] } },
+      json: { updates: { emails: [bob.email], currentPassword: alice.password } },
     });
     expect(reply.status).toBe(409);
     expect((await call(app.url, '/auth/user', { token: alice.token })).body).toEqual(before);
+  });
+});
+
+describe('the current password an account change needs', () => {
+  const basic = (login: string, password: string) => ({
+    authorization: `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`,
+  });
+  const put = (token: string, updates: Record<string, unknown>, path = '/auth/user') =>
+    call(app.url, path, { method: 'PUT', token, json: { updates } });
+
+  it.each([
+    ['the password', { password: 'stolen-token-pass' }],
+    ['the username', { username: uniqueEmail('thief') }],
+    ['the emails', { emails: [uniqueEmail('thief')] }],
+  ])(
+    'refuses to change %s without it (400 naming currentPassword) or with a wrong one (403)',
+    async (_field, updates) => {
+      const victim = await signUp(app, 'victim');
+      const before = (await call(app.url, '/auth/user', { token: victim.token })).body;
+      const missing = await put(victim.token, updates);
+      expect(missing.status).toBe(400);
+      expect(missing.body).toEqual({ code: 400, reason: expect.stringContaining('currentPassword'), error: 0 });
+      const wrong = await put(victim.token, { ...updates, currentPassword: 'not-the-password' });
+      expect(wrong.status).toBe(403);
+      expect(wrong.body).toEqual({ code: 403, reason: expect.stringContaining('currentPassword'), error: 0 });
+      expect((await call(app.url, '/auth/user', { token: victim.token })).body).toEqual(before);
+      const login = await call(app.url, '/auth/login', {
+        method: 'POST',
+        headers: basic(victim.email, victim.password),
+      });
+      expect(login.status).toBe(200);
+
+      const confirmed = await put(victim.token, { ...updates, currentPassword: victim.password });
+      expect(confirmed.status).toBe(200);
+    },
+  );
+
+  it('accepts it in the flat form and needs none for other fields or unchanged values', async () => {
+    const owner = await signUp(app, 'owner');
+    const echoed = await put(owner.token, {
+      username: owner.email,
+      emails: [owner.email.toUpperCase()],
+      termsAccepted: '2024-01-02T03:04:05Z',
+    });
+    expect(echoed.status).toBe(200);
+    const renamed = uniqueEmail('renamed');
+    const flat = await call(app.url, '/auth/user', {
+      method: 'PUT',
+      token: owner.token,
+      json: { emailVerified: false, emails: [renamed], currentPassword: owner.password },
+    });
+    expect(flat.status).toBe(200);
+    expect(flat.body.emails).toEqual([renamed]);
+  });
+
+  it('is not asked of server tokens nor of custodians changing their custodial accounts', async () => {
+    const dave = await signUp(app, 'dave');
+    const byServer = await put(
+      server,
+      { emails: [uniqueEmail('dave')], password: 'set-by-server-1' },
+      `/auth/user/${dave.userid}`,
+    );
+    expect(byServer.status).toBe(200);
+
+    const parent = await signUp(app, 'parent');
+    const kid = await call(app.url, `/auth/user/${parent.userid}/user`, { token: parent.token, json: {} });
+    const kidEmail = uniqueEmail('kid');
+    const byCustodian = await put(parent.token, { emails: [kidEmail] }, `/auth/user/${kid.body.userid}`);
+    expect(byCustodian.status).toBe(200);
+    expect(byCustodian.body.emails).toEqual([kidEmail]);
+  });
+
+  it('asks a custodian of an account with a password for its own current password', async () => {
+    const ward = await signUp(app, 'ward');
+    const guardian = await signUp(app, 'guardian');
+    await call(app.url, `/access/${ward.userid}/${guardian.userid}`, { token: ward.token, json: { custodian: {} } });
+    const path = `/auth/user/${ward.userid}`;
+    const email = uniqueEmail('ward');
+    expect((await put(guardian.token, { emails: [email] }, path)).status).toBe(400);
+    expect((await put(guardian.token, { emails: [email], currentPassword: ward.password }, path)).status).toBe(403);
+    expect((await put(guardian.token, { emails: [email], currentPassword: guardian.password }, path)).status).toBe(200);
+  });
+});
+
+describe('custodial accounts', () => {
+  it('hold only roles the specification allows, and a server may still make one a clinic', async () => {
+    const parent = await signUp(app, 'parent');
+    const created = await call(app.url, `/auth/user/${parent.userid}/user`, {
+      token: parent.token,
+      json: { username: uniqueEmail('kid') },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.roles ?? []).toEqual([]);
+    const kid = created.body.userid;
+    for (const token of [parent.token, server]) {
+      expect((await call(app.url, `/auth/user/${kid}`, { token })).body.roles ?? []).toEqual([]);
+    }
+    const internal = await call(app.url, `/auth/user/${kid}`, {
+      method: 'PUT',
+      token: server,
+      json: { updates: { roles: ['custodial_account'] } },
+    });
+    expect(internal.status).toBe(400);
+    expect(internal.body.reason).toMatch(/roles contains "custodial_account"/);
+    const clinic = await call(app.url, `/auth/user/${kid}`, {
+      method: 'PUT',
+      token: server,
+      json: { updates: { roles: ['clinic'] } },
+    });
+    expect(clinic.body.roles).toEqual(['clinic']);
   });
 });
 

@@ -8,7 +8,7 @@ import type { BrokerService } from '../brokering/broker.service';
 import type { BrokerStates } from '../brokering/broker-states';
 import type { LoginGuard } from '../login-guard';
 import { realmOf, type RealmRuntime } from '../realms';
-import { consentPage, loginPage, messagePage, PAGE_HEADERS } from './pages';
+import { consentPage, loginPage, messagePage, PAGE_HEADERS, pageHeaders } from './pages';
 import { STYLESHEET } from './stylesheet';
 
 type Interaction = Awaited<ReturnType<RealmRuntime['provider']['interactionDetails']>>;
@@ -139,6 +139,7 @@ export class InteractionRoutes {
     extra: { status?: number; error?: string; notice?: string; username?: string },
   ) {
     const base = `/realms/${runtime.realm}`;
+    res.set(pageHeaders(formTargets(interaction)));
     res.status(extra.status ?? 200).send(
       loginPage({
         realm: runtime.realm,
@@ -182,7 +183,7 @@ export class InteractionRoutes {
         error: 'Enter your email and password.',
       });
     }
-    const account = await this.guard.verify(username, password, req.ip ?? 'unknown');
+    const account = await this.guard.verify(username, password, req.ip ?? 'unknown', 'login_page');
     // The same answer whether the account does not exist, the password is wrong or it is locked.
     if (!account)
       return this.renderLogin(res, runtime, interaction, {
@@ -197,6 +198,7 @@ export class InteractionRoutes {
 
   private async renderConsent(res: Response, runtime: RealmRuntime, interaction: Interaction): Promise<void> {
     const details = interaction.prompt.details as { missingOIDCScope?: string[] };
+    res.set(pageHeaders(formTargets(interaction)));
     res.send(
       consentPage({
         realm: runtime.realm,
@@ -276,6 +278,15 @@ export class InteractionRoutes {
   ): Promise<void> {
     await runtime.provider.interactionFinished(req, res, result, { mergeWithLastSubmission: false });
   }
+}
+
+/**
+ * Where a submitted login or consent form ends up besides the service: the client's redirect
+ * URI, which the provider has already checked against the client's registration.
+ */
+function formTargets(interaction: Interaction): string[] {
+  const redirect = interaction.params.redirect_uri;
+  return typeof redirect === 'string' ? [redirect] : [];
 }
 
 /** Creates (or extends) the grant with what the consent prompt found missing. */

@@ -1,13 +1,46 @@
 import { html, Html } from './html';
 
+const BASE_POLICY =
+  "default-src 'none'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'";
+
+const PRIVATE_SCHEME = /^[a-z][a-z\d+.-]*:$/i;
+const UNSAFE_SCHEMES = new Set(['javascript:', 'data:', 'blob:', 'filesystem:', 'file:']);
+
+/**
+ * A redirect URI as a CSP source: scheme, host, port and path (`;` and `,` escaped, as CSP
+ * requires), or the scheme alone for a native app's private-use scheme. Undefined when it is
+ * not a URL.
+ */
+export function cspSource(uri: string): string | undefined {
+  const url = URL.parse(uri);
+  if (!url) return undefined;
+  if (url.origin === 'null')
+    return PRIVATE_SCHEME.test(url.protocol) && !UNSAFE_SCHEMES.has(url.protocol) ? url.protocol : undefined;
+  return `${url.origin}${url.pathname.replace(/[;,]/g, encodeURIComponent)}`;
+}
+
+/**
+ * The pages' policy: forms may post to the service only, plus `formTargets` (the client's
+ * registered redirect URI, where the browser goes after the form: browsers apply
+ * `form-action` to the redirects a submission follows).
+ */
+export function contentSecurityPolicy(formTargets: readonly string[] = []): string {
+  const targets = formTargets.map(cspSource).filter((source): source is string => source !== undefined);
+  return `${BASE_POLICY}; form-action ${["'self'", ...new Set(targets)].join(' ')}`;
+}
+
 /** Headers of every page: no scripts or third-party resources, no framing, no caching. */
 export const PAGE_HEADERS = {
-  'Content-Security-Policy':
-    "default-src 'none'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'",
+  'Content-Security-Policy': contentSecurityPolicy(),
   'X-Frame-Options': 'DENY',
   'Referrer-Policy': 'no-referrer',
   'Cache-Control': 'no-store',
 };
+
+/** PAGE_HEADERS for a page whose form leads on to `formTargets`. */
+export function pageHeaders(formTargets: readonly string[]): Record<string, string> {
+  return { ...PAGE_HEADERS, 'Content-Security-Policy': contentSecurityPolicy(formTargets) };
+}
 
 export interface PageFrame {
   realm: string;

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { Orm } from '../../infra/database/orm';
 import { REALMS, type Config, type Realm } from '../../config';
-import { generateClientSecret, hashClientSecret } from './client-secrets';
+import { generateClientSecret, hashClientSecret, verifyClientSecret } from './client-secrets';
 import { SUPPORTED_SCOPES } from './scopes';
 
 /** Client metadata Islet adds to OIDC's: roles, trust and redirect conveniences. */
@@ -36,6 +36,11 @@ export interface ClientDefinition {
   first_party?: boolean;
   /** Accepts any port and path on http://127.0.0.1 or http://localhost (RFC 8252 §7.3). */
   loopback_redirects?: boolean;
+  /**
+   * Internal (not a file setting): a secret already stored for this client wins over this one,
+   * so instances sharing a database never overwrite each other's (the development client).
+   */
+  keep_stored_secret?: boolean;
 }
 
 type ClientLike = { [key: string]: unknown };
@@ -108,6 +113,7 @@ export function developmentClient(secret: string): ClientDefinition {
     trusted_partner: true,
     first_party: true,
     loopback_redirects: true,
+    keep_stored_secret: true,
   };
 }
 
@@ -131,7 +137,7 @@ export function internalClients(): ClientDefinition[] {
 
 /** OIDC client metadata as oidc-provider reads it from the adapter, with the secret hashed. */
 function toMetadata(definition: ClientDefinition): Record<string, unknown> {
-  const { client_secret: secret, redirect_uris: redirects = [], ...rest } = definition;
+  const { client_secret: secret, redirect_uris: redirects = [], keep_stored_secret: _keep, ...rest } = definition;
   const usesBrowser = definition.grant_types.includes('authorization_code');
   return {
     ...rest,
@@ -143,17 +149,39 @@ function toMetadata(definition: ClientDefinition): Record<string, unknown> {
   };
 }
 
-/** Stores the realm's clients (replacing earlier versions) where oidc-provider looks them up. */
-export async function registerClients(orm: Orm, realm: Realm, definitions: ClientDefinition[]): Promise<void> {
+/**
+ * Stores the realm's clients (replacing earlier versions) where oidc-provider looks them up. A
+ * `keep_stored_secret` client keeps the secret already stored, in one statement, so instances
+ * starting together agree on the first one; the answer lists those whose stored secret is not
+ * the definition's.
+ */
+export async function registerClients(orm: Orm, realm: Realm, definitions: ClientDefinition[]): Promise<string[]> {
   const connection = orm.em.getConnection();
+  const differing: string[] = [];
   for (const definition of definitions) {
-    await connection.execute(
+    const payload = JSON.stringify(toMetadata(definition));
+    if (!definition.keep_stored_secret || definition.client_secret === undefined) {
+      await connection.execute(
+        `insert into oidc_records (realm, model, id, payload) values (?, 'Client', ?, ?)
+         on conflict (realm, model, id) do update set payload = excluded.payload`,
+        [realm, definition.client_id, payload],
+        'run',
+      );
+      continue;
+    }
+    const [stored] = await connection.execute<{ secret: string | null }[]>(
       `insert into oidc_records (realm, model, id, payload) values (?, 'Client', ?, ?)
-       on conflict (realm, model, id) do update set payload = excluded.payload`,
-      [realm, definition.client_id, JSON.stringify(toMetadata(definition))],
-      'run',
+       on conflict (realm, model, id) do update set payload = case
+         when oidc_records.payload->>'client_secret' is null then excluded.payload
+         else jsonb_set(excluded.payload, '{client_secret}', oidc_records.payload->'client_secret') end
+       returning payload->>'client_secret' as secret`,
+      [realm, definition.client_id, payload],
     );
+    if (!stored?.secret || !verifyClientSecret(definition.client_secret, stored.secret)) {
+      differing.push(definition.client_id);
+    }
   }
+  return differing;
 }
 
 /** Every realm's clients: the internal ones, the development client and OIDC_CLIENTS_FILE's. */

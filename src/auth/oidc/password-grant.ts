@@ -15,6 +15,8 @@ function required(ctx: KoaContextWithOIDC, name: string): string {
   const value = ctx.oidc.params?.[name];
   if (typeof value !== 'string' || value === '')
     throw new errors.InvalidRequest(`missing required parameter '${name}'`);
+  // PostgreSQL cannot store NUL, and no login name or password holds one.
+  if (value.includes('\u0000')) throw new errors.InvalidRequest(`parameter '${name}' must not contain NUL characters`);
   return value;
 }
 
@@ -38,7 +40,7 @@ export function registerPasswordGrant(
       const username = required(ctx, 'username');
       const password = required(ctx, 'password');
       const scope = grantedScope(ctx.oidc.requestParamScopes);
-      const account = await guard.verify(username, password, ctx.ip);
+      const account = await guard.verify(username, password, ctx.ip, 'password_grant');
       if (!account) throw invalidGrant('Invalid user credentials');
       const { grantId: _grantId, ...body } = await issueUserTokens(provider, resourceServer, {
         accountId: account.id,

@@ -110,20 +110,35 @@ export async function sweepExpired(orm: Orm): Promise<number> {
   return result.affectedRows;
 }
 
+/** One login session (OIDC grant) of one realm. */
+export interface GrantRef {
+  realm: string;
+  grantId: string;
+}
+
 /**
- * Ends every session of an account in every realm (the account is being deleted): its grants,
- * browser sessions, refresh tokens and codes go, and its access tokens stop working at once.
+ * Ends every session of an account in every realm (the account is being deleted, or its
+ * password changed): its grants, browser sessions, refresh tokens and codes go, and its access
+ * tokens stop working at once. `keep` spares one session: its grant, the records issued for
+ * it, and the browser session that holds it.
  */
 export async function endSessionsOfAccount(
   orm: Orm,
   accountId: string,
   onGrantDestroyed: (realm: string, grantId: string) => Promise<void>,
+  keep: GrantRef | null = null,
 ): Promise<void> {
+  // coalesce: most records have no grant_id, and a NULL here would spare them all.
+  const spared = `not coalesce(realm = ? and (
+      (model = 'Grant' and id = ?) or grant_id = ?
+      or (model = 'Session' and exists (
+        select 1 from jsonb_each(coalesce(payload->'authorizations', '{}'::jsonb)) as held
+        where held.value->>'grantId' = ?))), false)`;
   const removed = await orm.em
     .getConnection()
     .execute<{ realm: string; model: string; id: string }[]>(
-      'delete from oidc_records where account_id = ? returning realm, model, id',
-      [accountId],
+      `delete from oidc_records where account_id = ?${keep ? ` and ${spared}` : ''} returning realm, model, id`,
+      keep ? [accountId, keep.realm, keep.grantId, keep.grantId, keep.grantId] : [accountId],
     );
   for (const record of removed) if (record.model === 'Grant') await onGrantDestroyed(record.realm, record.id);
 }

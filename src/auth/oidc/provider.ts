@@ -11,7 +11,7 @@ import { jsonNotFound } from './not-found';
 import { shapeTokenResponses } from './token-response';
 import { SUPPORTED_SCOPES } from './scopes';
 import { loadExistingGrant } from './consent';
-import { logoutPage, messagePage, PAGE_HEADERS } from '../interactions/pages';
+import { logoutPage, messagePage, PAGE_HEADERS, pageHeaders } from '../interactions/pages';
 
 /** The resource every API access token is issued for; its audience is what the API accepts. */
 export const API_RESOURCE = 'urn:islet:api';
@@ -117,7 +117,9 @@ export function createRealmProvider(options: RealmProviderOptions): Provider {
       rpInitiatedLogout: {
         enabled: true,
         logoutSource: async (ctx, form) => {
-          ctx.set(PAGE_HEADERS);
+          // The form posts to the realm's confirm endpoint, then goes on to the checked post-logout URI.
+          const after = ctx.oidc.params?.post_logout_redirect_uri;
+          ctx.set(pageHeaders([`${issuer}/`, ...(typeof after === 'string' ? [after] : [])]));
           ctx.body = logoutPage({ realm, title: 'Sign out' }, form);
         },
         postLogoutSuccessSource: async (ctx) => {
@@ -179,6 +181,12 @@ export function createRealmProvider(options: RealmProviderOptions): Provider {
   const exactRedirect = clientPrototype.redirectUriAllowed;
   clientPrototype.redirectUriAllowed = function (uri) {
     return exactRedirect.call(this, uri) || allowsLoopbackRedirect(this as never, uri);
+  };
+  // Every URL the provider publishes (discovery, form actions, redirects, the resume cookie's
+  // path) hangs off the issuer, so off PUBLIC_URL: never off the request's Host header (whatever a
+  // client sends there) nor X-Forwarded-Host. The realm's mount point is the issuer's path.
+  provider.OIDCContext.prototype.urlFor = function (name, options) {
+    return `${issuer}${provider.pathFor(name, { ...options, mountPath: '' })}`;
   };
   // Behind a TLS-terminating proxy: client addresses for lockouts and Secure cookies.
   provider.proxy = config.trustProxy;

@@ -14,9 +14,6 @@ export interface CustodialAccount {
   emails?: string[] | null;
 }
 
-/** Roles every custodial account carries (as Tidepool marks them). */
-export const CUSTODIAL_ROLES = ['custodial_account', 'patient'];
-
 /** What a deletion hook leaves to do once the account's deletion has committed (removing bytes). */
 export type AfterDeletion = () => Promise<void>;
 
@@ -57,7 +54,9 @@ export class AccountLifecycleService {
 
   /**
    * An account without a login, managed by `custodianId`, who gets custodian, view and upload
-   * permissions on it. The custodian itself or a server may create one.
+   * permissions on it. The custodian itself or a server may create one. Its roles stay empty:
+   * the specification allows `clinic` alone there, so the custodial relation shows where
+   * Tidepool clients read it, as the custodian's `custodian` permission on the account.
    */
   async createCustodial(scope: Scope, custodianId: string, input: CustodialAccount): Promise<UserRecord> {
     assertUserId(custodianId);
@@ -69,7 +68,7 @@ export class AccountLifecycleService {
     return scope.em.transactional(async (tx) => {
       const user = await this.users.insert(
         tx,
-        { username: input.username ?? null, emails, roles: CUSTODIAL_ROLES },
+        { username: input.username ?? null, emails, roles: [] },
         scope.principal.userId,
       );
       await this.grantCustodianship(tx, custodianId, user.id);

@@ -73,6 +73,13 @@ export class UserUpdateInput {
 
   @Field(() => Boolean, { nullable: true, description: 'Changing it needs a server token.' })
   emailVerified?: boolean | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      "The caller's current password: required to change password, username or emails, except for server tokens and custodians of custodial accounts.",
+  })
+  currentPassword?: string | null;
 }
 
 @InputType()

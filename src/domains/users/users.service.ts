@@ -2,14 +2,16 @@ import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { conflict, forbidden, invalid, notFound, unauthenticated } from '../../kernel/errors';
 import { hexId } from '../../kernel/ids';
+import type { Principal } from '../../kernel/principal';
 import type { Scope } from '../../kernel/scope';
 import { assertEmail, assertEmails, assertPassword, assertUserId, USER_ID_PATTERN } from '../../kernel/validation';
 import type { AccessPolicy } from '../permissions/access-policy';
+import { needsCurrentPassword } from './credential-changes';
 import { hashPassword, verifyAgainstDecoy, verifyPassword } from './password-hash';
 import { UserEmailSchema, UserSchema, type UserRecord } from './user.entity';
 import { userLoader } from './users.loaders';
 
-/** Roles a caller may put on an account; the system itself adds others (custodial_account, patient). */
+/** The roles an account may hold: the specification allows `clinic` alone. */
 export const ASSIGNABLE_ROLES = ['clinic'] as const;
 
 export interface NewAccount {
@@ -26,19 +28,47 @@ export interface UserChanges {
   termsAccepted?: Date | null;
   roles?: string[] | null;
   emailVerified?: boolean | null;
+  /** The caller's current password, needed to change the password, username or emails. */
+  currentPassword?: string | null;
 }
+
+/**
+ * Checks a password the way a login does, so guesses count towards brute-force lockouts (the
+ * auth module's login guard); `check` is the bare comparison.
+ */
+export type GuardedPasswordCheck = (
+  loginName: string,
+  source: string,
+  check: () => Promise<boolean>,
+) => Promise<boolean>;
+
+/** Told after an account's password changed (its other sessions end); `by` made the change. */
+export type PasswordChangedHook = (userId: string, by: Principal) => Promise<void>;
 
 const sameSet = (a: readonly string[], b: readonly string[]) =>
   a.length === b.length && a.every((value) => b.includes(value));
 
 export class UsersService {
+  private guardedCheck: GuardedPasswordCheck = (_loginName, _source, check) => check();
+  private readonly passwordChangedHooks: PasswordChangedHook[] = [];
+
   constructor(private readonly access: AccessPolicy) {}
+
+  /** Routes current-password checks through brute-force protection. */
+  guardPasswordChecks(check: GuardedPasswordCheck): void {
+    this.guardedCheck = check;
+  }
+
+  /** Registers what must happen once a password has changed (ending the account's other sessions). */
+  onPasswordChanged(hook: PasswordChangedHook): void {
+    this.passwordChangedHooks.push(hook);
+  }
 
   async signUp(scope: Scope, input: NewAccount): Promise<UserRecord> {
     assertEmail(input.username, 'username');
     assertEmails(input.emails, 'emails', { allowEmpty: false });
     assertPassword(input.password);
-    const roles = this.checkRoles(input.roles ?? [], []);
+    const roles = this.checkRoles(input.roles ?? []);
     const passwordHash = await hashPassword(input.password);
     return this.insert(scope.em, { username: input.username, emails: input.emails, passwordHash, roles }, null);
   }
@@ -61,35 +91,67 @@ export class UsersService {
     return user;
   }
 
+  /**
+   * Changes an account. Every check runs before anything is assigned, so a refused request
+   * changes nothing; a new password then ends every other session of the account.
+   */
   async update(scope: Scope, userId: string, changes: UserChanges): Promise<UserRecord> {
-    // The loader hands out plain snapshots; the account being changed becomes a managed entity.
-    const user = scope.em.merge(UserSchema, await this.get(scope, userId));
+    const current = await this.get(scope, userId);
     const { principal } = scope;
-    const isOwner = principal.userId === user.id;
-    if (changes.emailVerified != null && changes.emailVerified !== user.emailVerified && !principal.isServer) {
+    const isOwner = principal.userId === current.id;
+    if (changes.emailVerified != null && changes.emailVerified !== current.emailVerified && !principal.isServer) {
       throw forbidden('Only a server token may change emailVerified');
     }
-    if (changes.roles != null) {
-      const roles = this.checkRoles(changes.roles, user.roles);
-      if (!sameSet(roles, user.roles) && !principal.isServer) throw forbidden('Only a server token may change roles');
-      user.roles = roles;
+    const roles = changes.roles != null ? this.checkRoles(changes.roles) : null;
+    if (roles && !sameSet(roles, current.roles) && !principal.isServer) {
+      throw forbidden('Only a server token may change roles');
     }
     if ((changes.password != null || changes.termsAccepted != null) && !(isOwner || principal.isServer)) {
       throw forbidden('Only the account owner may change its password or accept terms');
     }
+    const password = changes.password != null ? assertPassword(changes.password) : null;
+    const username = changes.username != null ? assertEmail(changes.username, 'username') : null;
+    const emails =
+      changes.emails != null
+        ? assertEmails(changes.emails, 'emails', { allowEmpty: current.passwordHash === null && password === null })
+        : null;
+    if (needsCurrentPassword(principal, current, { password, username, emails })) {
+      await this.confirmCurrentPassword(scope, current, changes.currentPassword);
+    }
+
+    // The loader hands out plain snapshots; the account being changed becomes a managed entity.
+    const user = scope.em.merge(UserSchema, current);
+    if (roles) user.roles = roles;
     if (changes.emailVerified != null) user.emailVerified = changes.emailVerified;
     if (changes.termsAccepted != null) user.termsAccepted = changes.termsAccepted;
-    if (changes.password != null) user.passwordHash = await hashPassword(assertPassword(changes.password));
-    if (changes.username != null) user.username = assertEmail(changes.username, 'username');
-    if (changes.emails != null) {
-      const custodial = user.passwordHash === null;
-      user.emails = assertEmails(changes.emails, 'emails', { allowEmpty: custodial });
-    }
+    if (password !== null) user.passwordHash = await hashPassword(password);
+    if (username !== null) user.username = username;
+    if (emails !== null) user.emails = emails;
     user.modifiedTime = new Date();
     user.modifiedUserId = principal.userId;
     await this.saveWithEmails(scope.em, user);
     userLoader(scope).clear(user.id).prime(user.id, user);
+    if (password !== null) for (const hook of this.passwordChangedHooks) await hook(user.id, principal);
     return user;
+  }
+
+  /**
+   * The caller proves it is itself, not just a token: its own current password, checked like a
+   * login (wrong guesses count towards lockouts). Missing is a 400 naming the field, wrong a 403.
+   */
+  private async confirmCurrentPassword(scope: Scope, account: UserRecord, presented: string | null | undefined) {
+    if (presented == null || presented === '') {
+      throw invalid('currentPassword is required to change the password, username or emails', 'currentPassword');
+    }
+    const { userId } = scope.principal;
+    const caller = userId === account.id ? account : userId ? await userLoader(scope).load(userId) : null;
+    const loginName = caller?.username ?? caller?.emails[0];
+    const hash = caller?.passwordHash;
+    const confirmed =
+      !!loginName &&
+      !!hash &&
+      (await this.guardedCheck(loginName, scope.remoteAddress, () => verifyPassword(presented, hash)));
+    if (!confirmed) throw forbidden('currentPassword is not the current password');
   }
 
   /** The most entries one lookup by ids takes. */
@@ -115,20 +177,14 @@ export class UsersService {
     distinct.forEach((id) => assertUserId(id, 'ids'));
     const allowed = await this.access.allowedTargets(scope, distinct, ['custodian']);
     const users = await userLoader(scope).loadMany(distinct.filter((id) => allowed.has(id)));
-    const byId = new Map(
-      users.filter((user): user is UserRecord => !!user && !(user instanceof Error)).map((user) => [user.id, user]),
-    );
+    const byId = new Map(users.filter((user) => user !== null).map((user) => [user.id, user]));
     return ids.map((id) => byId.get(id) ?? null);
   }
 
   /** Which of `ids` are accounts. */
   async existing(scope: Scope, ids: readonly string[]): Promise<Set<string>> {
     const users = await userLoader(scope).loadMany(ids);
-    const failure = users.find((user) => user instanceof Error);
-    if (failure) throw failure;
-    return new Set(
-      users.filter((user): user is UserRecord => !!user && !(user instanceof Error)).map((user) => user.id),
-    );
+    return new Set(users.filter((user) => user !== null).map((user) => user.id));
   }
 
   /**
@@ -165,11 +221,12 @@ export class UsersService {
     return (await this.findByEmail(scope.em, idOrEmail))?.id ?? null;
   }
 
-  private checkRoles(requested: readonly string[], current: readonly string[]): string[] {
+  /** Roles as the specification allows them: unique, `clinic` alone. */
+  private checkRoles(requested: readonly string[]): string[] {
     const seen = new Set<string>();
     for (const role of requested) {
       if (seen.has(role)) throw invalid(`roles contains "${role}" more than once`, 'roles');
-      if (!(ASSIGNABLE_ROLES as readonly string[]).includes(role) && !current.includes(role)) {
+      if (!(ASSIGNABLE_ROLES as readonly string[]).includes(role)) {
         throw invalid(`roles contains "${role}"; the only assignable role is ${ASSIGNABLE_ROLES.join(', ')}`, 'roles');
       }
       seen.add(role);

@@ -1,0 +1,58 @@
+import { describe, expect, it } from '@jest/globals';
+import { DEFAULT_LOGIN_GUARD, failureKeys, lockSeconds, refusingLock, type FailureCount } from './login-guard';
+
+const now = new Date('2026-01-01T12:00:00Z');
+const later = (seconds: number) => new Date(now.getTime() + seconds * 1000);
+const count = (failures: number, lockedFor: number | null = null, failedSecondsAgo = 1): FailureCount => ({
+  failures,
+  lastFailure: later(-failedSecondsAgo),
+  lockedUntil: lockedFor === null ? null : later(lockedFor),
+});
+
+describe('login guard policy', () => {
+  it('locks an account for the source that failed on it, never for a source that did not', () => {
+    const seconds = lockSeconds('account_source', DEFAULT_LOGIN_GUARD.accountSourceFailures, DEFAULT_LOGIN_GUARD);
+    expect(seconds).toBe(DEFAULT_LOGIN_GUARD.lockSeconds);
+    const attacker = { account_source: count(5, seconds), account: count(5) };
+    expect(refusingLock(attacker, now, DEFAULT_LOGIN_GUARD)).toBe('account_source');
+    // The owner elsewhere: same account counter, no failures of its own.
+    expect(refusingLock({ account: count(5) }, now, DEFAULT_LOGIN_GUARD)).toBeNull();
+  });
+
+  it('lets a clean source in even while the account is under attack from many sources', () => {
+    const underAttack = count(DEFAULT_LOGIN_GUARD.accountFailures, 600);
+    expect(refusingLock({ account: underAttack }, now, DEFAULT_LOGIN_GUARD)).toBeNull();
+    expect(refusingLock({ account: underAttack, account_source: count(1) }, now, DEFAULT_LOGIN_GUARD)).toBe('account');
+    // Failures of that source long forgotten count as none.
+    const forgotten = count(1, null, DEFAULT_LOGIN_GUARD.resetSeconds + 1);
+    expect(refusingLock({ account: underAttack, account_source: forgotten }, now, DEFAULT_LOGIN_GUARD)).toBeNull();
+  });
+
+  it('locks a source that fails on many accounts, for itself only', () => {
+    expect(lockSeconds('source', DEFAULT_LOGIN_GUARD.sourceFailures - 1, DEFAULT_LOGIN_GUARD)).toBeNull();
+    expect(lockSeconds('source', DEFAULT_LOGIN_GUARD.sourceFailures, DEFAULT_LOGIN_GUARD)).toBe(
+      DEFAULT_LOGIN_GUARD.maxLockSeconds,
+    );
+    expect(refusingLock({ source: count(30, 900) }, now, DEFAULT_LOGIN_GUARD)).toBe('source');
+  });
+
+  it('doubles a lock with each further failure, up to 15 minutes, and lets expired locks go', () => {
+    const limit = DEFAULT_LOGIN_GUARD.accountSourceFailures;
+    expect(lockSeconds('account_source', limit - 1, DEFAULT_LOGIN_GUARD)).toBeNull();
+    expect(
+      [0, 1, 2, 3, 4, 10].map((extra) => lockSeconds('account_source', limit + extra, DEFAULT_LOGIN_GUARD)),
+    ).toEqual([60, 120, 240, 480, 900, 900]);
+    expect(refusingLock({ account_source: count(5, -1) }, now, DEFAULT_LOGIN_GUARD)).toBeNull();
+  });
+
+  it('keys counters by login name (any case) and source, within the column size', () => {
+    const keys = failureKeys('  Ada@Example.org ', '203.0.113.7');
+    expect(keys).toEqual({
+      account_source: 'pair:203.0.113.7 ada@example.org',
+      source: 'source:203.0.113.7',
+      account: 'account:ada@example.org',
+    });
+    const long = failureKeys(`${'a'.repeat(300)}@example.org`, 'x'.repeat(500));
+    for (const key of Object.values(long)) expect(key.length).toBeLessThanOrEqual(320);
+  });
+});

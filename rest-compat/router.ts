@@ -7,7 +7,7 @@ import { asAppError } from '../src/infra/failures';
 import { invalid, isAppError, unauthenticated, type AppError } from '../src/kernel/errors';
 import { isAuthenticated } from '../src/kernel/principal';
 import type { Scope } from '../src/kernel/scope';
-import { findNul, findNulInVariables, nulRefused } from '../src/kernel/validation';
+import { findNul, findNulInVariables, longListInVariables, nulRefused } from '../src/kernel/validation';
 import { errorBody, HTTP_STATUS } from './http-errors';
 import type { ContentRoute, RestRequest, RestRoute } from './route';
 
@@ -81,6 +81,8 @@ function variablesOf(route: RestRoute, request: RestRequest, scope: Scope): Reco
   try {
     const variables = route.variables?.(request) ?? {};
     assertNoNul(request, variables);
+    const longList = longListInVariables(variables);
+    if (longList) throw longList;
     return variables;
   } catch (error) {
     if (isAppError(error) && !route.lenientCredentials && !isAuthenticated(scope.principal)) throw unauthenticated();

@@ -24,7 +24,7 @@ import { securityHeaders } from './http/security-headers';
 import { protectAccountChanges } from './auth/account-protection';
 import { DEV_CLIENT_ID } from './auth/oidc/clients';
 import { forgetOverriddenSecret } from './infra/secrets';
-import { refuseNulInGraphQL, refuseUnreadableRequests } from './http/request-guard';
+import { refuseBadGraphQLInput, refuseUnreadableRequests } from './http/request-guard';
 import { OAuthError, sendOAuthError } from './auth/endpoints/oauth-errors';
 import { requestContext, requestedPath } from './http/request-context';
 import type { Orm } from './infra/database/orm';
@@ -101,7 +101,7 @@ export async function createApp({
   const graphqlAuth = authenticate(authenticator, orm, logger, graphqlError, {
     lenient: asksOnlyFor(CREDENTIAL_FREE_MUTATIONS),
   });
-  app.use('/graphql', apiCors, graphqlBody, graphqlAuth, refuseNulInGraphQL(graphqlError));
+  app.use('/graphql', apiCors, graphqlBody, graphqlAuth, refuseBadGraphQLInput(graphqlError));
   app.use('/graphql', graphqlHttpHandler(apollo));
 
   const restError = (error: AppError, res: Response) => sendAppError(res, error);

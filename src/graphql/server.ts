@@ -9,6 +9,7 @@ import type { Scope } from '../kernel/scope';
 import { formatError, isUnexpected } from './errors';
 import { requestLimits } from './cost';
 import { limitRules, MAX_TOKENS } from './limits';
+import { listLengthLimit } from './list-limit';
 
 /** Logs resolver failures that are bugs (not AppErrors) with the request id, once each. */
 function logUnexpectedErrors(logger: Logger): ApolloServerPlugin<Scope> {
@@ -30,7 +31,7 @@ export function createApolloServer(schema: GraphQLSchema, logger: Logger): Apoll
   return new ApolloServer<Scope>({
     schema,
     formatError,
-    validationRules: limitRules,
+    validationRules: [...limitRules, listLengthLimit()],
     // graphql-js stops parsing there, so an oversized document costs no more than that.
     parseOptions: { maxTokens: MAX_TOKENS },
     introspection: true,

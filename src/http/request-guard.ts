@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { invalid, type AppError } from '../kernel/errors';
-import { findNul, findNulInVariables, NUL, nulRefused } from '../kernel/validation';
+import { findNul, findNulInVariables, longListInVariables, NUL, nulRefused } from '../kernel/validation';
 import { requestedPath } from './request-context';
 
 /** Answers a refused request in the format of the API it was sent to. */
@@ -55,14 +55,21 @@ function parsedVariables(value: unknown): unknown {
   }
 }
 
-/** The NUL in a GraphQL request (POST body or GET query), named as the field it is in. */
-export function graphqlNulProblem(req: Request): AppError | undefined {
+/** The GraphQL request's fields (POST body or GET query), variables parsed when sent as text. */
+function graphqlRequest(req: Request): Record<string, unknown> | undefined {
   const request = (req.method === 'GET' ? req.query : req.body) as Record<string, unknown> | undefined;
   if (!request || typeof request !== 'object') return undefined;
+  return { ...request, variables: parsedVariables(request.variables) };
+}
+
+/** The NUL in a GraphQL request (POST body or GET query), named as the field it is in. */
+export function graphqlNulProblem(req: Request): AppError | undefined {
+  const request = graphqlRequest(req);
+  if (!request) return undefined;
   const { query, operationName, variables, extensions } = request;
   if (typeof query === 'string' && (query.includes(NUL) || ESCAPED_NUL.test(query))) return nulRefused('query');
   if (typeof operationName === 'string' && operationName.includes(NUL)) return nulRefused('operationName');
-  const inVariables = findNulInVariables(parsedVariables(variables));
+  const inVariables = findNulInVariables(variables);
   if (inVariables !== undefined) return nulRefused(inVariables || 'variables');
   if (findNul(parsedVariables(extensions)) !== undefined) return nulRefused('extensions');
   return undefined;
@@ -70,12 +77,12 @@ export function graphqlNulProblem(req: Request): AppError | undefined {
 
 /**
  * Refuses a GraphQL request with a NUL in any text it carries (variables, or a string literal
- * of the document), naming the field: every String and ID input is covered at once, on JSON
- * and multipart requests alike, before any resolver runs.
+ * of the document), or with a list over MAX_LIST_ENTRIES in its variables, naming the field:
+ * every input is covered at once, on JSON and multipart requests alike, before any resolver runs.
  */
-export function refuseNulInGraphQL(respond: (error: AppError, res: Response) => void) {
+export function refuseBadGraphQLInput(respond: (error: AppError, res: Response) => void) {
   return (req: Request, res: Response, next: NextFunction): void => {
-    const problem = graphqlNulProblem(req);
+    const problem = graphqlNulProblem(req) ?? longListInVariables(graphqlRequest(req)?.variables);
     if (problem) return respond(problem, res);
     next();
   };

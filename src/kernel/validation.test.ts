@@ -7,7 +7,10 @@ import {
   assertPassword,
   assertUserId,
   findNul,
+  findLongList,
   findNulInVariables,
+  longListInVariables,
+  MAX_LIST_ENTRIES,
   isDateTime,
   isStorableDateTime,
   parseDateTime,
@@ -130,5 +133,28 @@ describe('NUL characters', () => {
       'INVALID: body.password must not contain NUL characters',
     );
     expect(reason(() => assertNoNul('clean', 'x'))).toBe('accepted');
+  });
+});
+
+describe('list bounds', () => {
+  const many = (count: number) => new Array(count).fill('x');
+
+  it(`finds the first list over ${MAX_LIST_ENTRIES} entries, however deep, and its length`, () => {
+    expect(findLongList({ input: { emails: many(MAX_LIST_ENTRIES) } })).toBeUndefined();
+    expect(findLongList({ input: { emails: many(MAX_LIST_ENTRIES + 1) } })).toEqual({
+      path: 'input.emails',
+      length: MAX_LIST_ENTRIES + 1,
+    });
+    expect(findLongList([{ tags: many(3) }, { tags: many(4) }], 3)).toEqual({ path: '[1].tags', length: 4 });
+    expect(findLongList(many(5), 4)).toEqual({ path: '', length: 5 });
+  });
+
+  it('refuses variables naming the field as the services do, never the values', () => {
+    expect(longListInVariables({ input: { emails: many(101) } })?.message).toBe(
+      'emails holds 101 entries; at most 100 are allowed',
+    );
+    expect(longListInVariables({ ids: many(101) })).toMatchObject({ code: 'INVALID', details: { field: 'ids' } });
+    expect(longListInVariables({ ids: many(100), input: { roles: [] } })).toBeUndefined();
+    expect(longListInVariables(undefined)).toBeUndefined();
   });
 });

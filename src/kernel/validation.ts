@@ -1,4 +1,4 @@
-import { invalid } from './errors';
+import { invalid, type AppError } from './errors';
 
 /**
  * Field rules shared by several domains. Each check throws INVALID with a reason naming the
@@ -159,6 +159,47 @@ export function findNul(value: unknown, path = ''): string | undefined {
 export function findNulInVariables(variables: unknown): string | undefined {
   const found = findNul(variables);
   return found === undefined ? undefined : (/^\w+\.(.+)$/.exec(found)?.[1] ?? found);
+}
+
+/**
+ * The most entries any list of a request may hold (ids, emails, filters, permissions): a bound
+ * on the work and storage one request can cause. Lists with a smaller natural bound have their
+ * own, tighter rule in their domain.
+ */
+export const MAX_LIST_ENTRIES = 100;
+
+/** The first list longer than `max` in a JSON-like value: its path (as findNul names it) and length. */
+export function findLongList(
+  value: unknown,
+  max = MAX_LIST_ENTRIES,
+  path = '',
+): { path: string; length: number } | undefined {
+  if (Array.isArray(value)) {
+    if (value.length > max) return { path, length: value.length };
+    for (let index = 0; index < value.length; index++) {
+      const found = findLongList(value[index], max, `${path}[${index}]`);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (!isPlainObject(value)) return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const found = findLongList(item, max, path ? `${path}.${key}` : key);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+export const tooManyEntries = (field: string, length: number, max = MAX_LIST_ENTRIES) =>
+  invalid(`${field} holds ${length} entries; at most ${max} are allowed`, field);
+
+/**
+ * The refusal of GraphQL variables holding a list over MAX_LIST_ENTRIES, naming the field inside
+ * its variable as findNulInVariables does; undefined when every list is within bounds.
+ */
+export function longListInVariables(variables: unknown): AppError | undefined {
+  const found = findLongList(variables);
+  return found && tooManyEntries(/^\w+\.(.+)$/.exec(found.path)?.[1] ?? found.path, found.length);
 }
 
 /** Throws INVALID naming the field (see findNul) when `value` holds a NUL anywhere. */

@@ -333,6 +333,68 @@ describe('date-time inputs out of range', () => {
   });
 });
 
+/** The GraphQL schema as clients see it (introspection over HTTP). */
+interface TypeRef {
+  kind: string;
+  name: string | null;
+  ofType: TypeRef | null;
+}
+interface InputValue {
+  name: string;
+  type: TypeRef;
+}
+interface FullType {
+  kind: string;
+  name: string;
+  fields: { name: string; args: InputValue[]; type: TypeRef }[] | null;
+  inputFields: InputValue[] | null;
+  enumValues: { name: string }[] | null;
+}
+const TYPE = 'kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name } } } }';
+const INTROSPECTION = `{ __schema { types { kind name enumValues { name }
+  inputFields { name type { ${TYPE} } } fields { name args { name type { ${TYPE} } } type { ${TYPE} } } } } }`;
+
+const named = (type: TypeRef): TypeRef => (type.ofType ? named(type.ofType) : type);
+const printed = (type: TypeRef): string =>
+  type.kind === 'NON_NULL'
+    ? `${printed(type.ofType!)}!`
+    : type.kind === 'LIST'
+      ? `[${printed(type.ofType!)}]`
+      : type.name!;
+
+/** The GraphQL schema over HTTP: its types by name. */
+async function schemaTypes(): Promise<Map<string, FullType>> {
+  const schema = (await graphql(app.url, INTROSPECTION)).body.data.__schema as { types: FullType[] };
+  return new Map(schema.types.map((type) => [type.name, type]));
+}
+
+/** A valid value of an input type: required fields only, one entry per list. */
+function validInput(types: Map<string, FullType>, userId: string) {
+  const valid = (type: TypeRef): unknown => {
+    if (type.kind === 'NON_NULL') return valid(type.ofType!);
+    if (type.kind === 'LIST') return [valid(type.ofType!)];
+    const full = types.get(type.name!)!;
+    if (full.kind === 'ENUM') return full.enumValues![0].name;
+    if (full.kind === 'INPUT_OBJECT')
+      return Object.fromEntries(
+        full
+          .inputFields!.filter((field) => field.type.kind === 'NON_NULL')
+          .map((field) => [field.name, valid(field.type)]),
+      );
+    return { String: 'x', ID: userId, Int: 1, Boolean: false, DateTime: VALID, Upload: null }[full.name];
+  };
+  return valid;
+}
+
+/** Root fields, and fields of User reached through `me`: every operation a client can send. */
+function operationsOf(types: Map<string, FullType>) {
+  return [
+    ...types.get('Query')!.fields!.map((field) => ({ kind: 'query', field, wrap: (s: string) => s })),
+    ...types.get('Mutation')!.fields!.map((field) => ({ kind: 'mutation', field, wrap: (s: string) => s })),
+    ...types.get('User')!.fields!.map((field) => ({ kind: 'query', field, wrap: (s: string) => `me { ${s} }` })),
+  ];
+}
+
 describe('text inputs with a NUL character', () => {
   const nulIn = (text: string) => text.replace('@', `${NUL}@`);
 
@@ -454,35 +516,6 @@ describe('text inputs with a NUL character', () => {
     expect(answer).toMatch(/^HTTP\/1\.1 400 /);
   });
 
-  /** The GraphQL schema as clients see it (introspection over HTTP). */
-  interface TypeRef {
-    kind: string;
-    name: string | null;
-    ofType: TypeRef | null;
-  }
-  interface InputValue {
-    name: string;
-    type: TypeRef;
-  }
-  interface FullType {
-    kind: string;
-    name: string;
-    fields: { name: string; args: InputValue[]; type: TypeRef }[] | null;
-    inputFields: InputValue[] | null;
-    enumValues: { name: string }[] | null;
-  }
-  const TYPE = 'kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name } } } }';
-  const INTROSPECTION = `{ __schema { types { kind name enumValues { name }
-    inputFields { name type { ${TYPE} } } fields { name args { name type { ${TYPE} } } type { ${TYPE} } } } } }`;
-
-  const named = (type: TypeRef): TypeRef => (type.ofType ? named(type.ofType) : type);
-  const printed = (type: TypeRef): string =>
-    type.kind === 'NON_NULL'
-      ? `${printed(type.ofType!)}!`
-      : type.kind === 'LIST'
-        ? `[${printed(type.ofType!)}]`
-        : type.name!;
-
   /** Every place a text value goes in an input of `type`: its path inside the value, and a value with NUL there. */
   function textPositions(
     types: Map<string, FullType>,
@@ -505,27 +538,9 @@ describe('text inputs with a NUL character', () => {
   }
 
   it('GraphQL refuses NUL in every text input of every operation, as a variable or a literal', async () => {
-    const schema = (await graphql(app.url, INTROSPECTION)).body.data.__schema as { types: FullType[] };
-    const types = new Map(schema.types.map((type) => [type.name, type]));
-    const valid = (type: TypeRef): unknown => {
-      if (type.kind === 'NON_NULL') return valid(type.ofType!);
-      if (type.kind === 'LIST') return [valid(type.ofType!)];
-      const full = types.get(type.name!)!;
-      if (full.kind === 'ENUM') return full.enumValues![0].name;
-      if (full.kind === 'INPUT_OBJECT')
-        return Object.fromEntries(
-          full
-            .inputFields!.filter((field) => field.type.kind === 'NON_NULL')
-            .map((field) => [field.name, valid(field.type)]),
-        );
-      return { String: 'x', ID: alice.userid, Int: 1, Boolean: false, DateTime: VALID, Upload: null }[full.name];
-    };
-    // Root fields, and fields of User reached through `me`.
-    const operations = [
-      ...types.get('Query')!.fields!.map((field) => ({ kind: 'query', field, wrap: (s: string) => s })),
-      ...types.get('Mutation')!.fields!.map((field) => ({ kind: 'mutation', field, wrap: (s: string) => s })),
-      ...types.get('User')!.fields!.map((field) => ({ kind: 'query', field, wrap: (s: string) => `me { ${s} }` })),
-    ];
+    const types = await schemaTypes();
+    const valid = validInput(types, alice.userid);
+    const operations = operationsOf(types);
     let checked = 0;
     for (const { kind, field, wrap } of operations) {
       const selection = ['OBJECT', 'INTERFACE'].includes(types.get(named(field.type).name!)!.kind)
@@ -598,6 +613,120 @@ describe('text inputs with a NUL character', () => {
     );
     expect(login.status).toBe(400);
     expect(login.body.errors[0].extensions).toEqual({ code: 'INVALID', field: 'u' });
+  });
+});
+
+describe('lists over their bound', () => {
+  const MAX = 100;
+
+  /** Every list in an input of `type`: its path inside the value, and a value with `entries` entries there. */
+  function listPositions(
+    types: Map<string, FullType>,
+    type: TypeRef,
+    valid: (type: TypeRef) => unknown,
+    entries: number,
+  ): { at: string; value: unknown }[] {
+    if (type.kind === 'NON_NULL') return listPositions(types, type.ofType!, valid, entries);
+    if (type.kind === 'LIST') return [{ at: '', value: Array.from({ length: entries }, () => valid(type.ofType!)) }];
+    if (type.kind !== 'INPUT_OBJECT') return [];
+    return types.get(type.name!)!.inputFields!.flatMap((field) =>
+      listPositions(types, field.type, valid, entries).map(({ at, value }) => ({
+        at: `.${field.name}${at}`,
+        value: { ...(valid(type) as object), [field.name]: value },
+      })),
+    );
+  }
+
+  /** Each list argument of each operation, sent as a variable with `entries` entries. */
+  async function sendEveryList(entries: number) {
+    const types = await schemaTypes();
+    const valid = validInput(types, alice.userid);
+    const replies: { field: string; at: string; status: number; error?: { message: string; extensions: object } }[] =
+      [];
+    for (const { kind, field, wrap } of operationsOf(types)) {
+      const selection = ['OBJECT', 'INTERFACE'].includes(types.get(named(field.type).name!)!.kind)
+        ? ' { __typename }'
+        : '';
+      for (const arg of field.args) {
+        for (const { at, value } of listPositions(types, arg.type, valid, entries)) {
+          const used = [arg, ...field.args.filter((other) => other.type.kind === 'NON_NULL' && other !== arg)];
+          const variables = Object.fromEntries(
+            used.map((other) => [other.name, other === arg ? value : valid(other.type)]),
+          );
+          const definitions = used.map((other) => `$${other.name}: ${printed(other.type)}`).join(', ');
+          const call_ = `${field.name}(${used.map((other) => `${other.name}: $${other.name}`).join(', ')})${selection}`;
+          const reply = await graphql(app.url, `${kind} (${definitions}) { ${wrap(call_)} }`, variables, alice.token);
+          const expected = at.startsWith('.') ? at.slice(1) : arg.name;
+          replies.push({ field: field.name, at: expected, status: reply.status, error: reply.body.errors?.[0] });
+        }
+      }
+    }
+    return replies;
+  }
+
+  it(`GraphQL refuses every list argument of every operation over ${MAX} entries, naming it, and runs nothing`, async () => {
+    const before = (await call(app.url, '/auth/user', { token: alice.token })).body;
+    const replies = await sendEveryList(MAX + 1);
+    expect(replies.length).toBeGreaterThanOrEqual(8);
+    for (const reply of replies) {
+      expect(reply).toEqual({
+        ...reply,
+        status: 400,
+        error: {
+          message: `${reply.at} holds ${MAX + 1} entries; at most ${MAX} are allowed`,
+          extensions: { code: 'INVALID', field: reply.at },
+        },
+      });
+    }
+    expect((await call(app.url, '/auth/user', { token: alice.token })).body).toEqual(before);
+  }, 60_000);
+
+  it(`GraphQL takes every list argument at ${MAX} entries past the bound (other rules may still refuse it)`, async () => {
+    for (const reply of await sendEveryList(MAX)) expect(reply.error?.message ?? '').not.toMatch(/entries; at most/);
+  }, 60_000);
+
+  it('GraphQL refuses a list literal over the bound in the document too', async () => {
+    const ids = JSON.stringify(new Array(MAX + 1).fill(alice.userid));
+    const reply = await graphql(app.url, `{ users(ids: ${ids}) { __typename } }`, {}, alice.token);
+    expect(reply.status).toBe(400);
+    expect(reply.body.errors[0].message).toBe(`ids holds ${MAX + 1} entries; at most ${MAX} are allowed`);
+  });
+
+  it('REST refuses emails over the bound on sign-up and update, and the stored account is unchanged', async () => {
+    const before = (await call(app.url, '/auth/user', { token: alice.token })).body;
+    const emails = Array.from({ length: MAX + 1 }, (_, index) => `many${index}@example.org`);
+    const update = await call(app.url, '/auth/user', {
+      method: 'PUT',
+      token: alice.token,
+      json: { updates: { emails, currentPassword: alice.password } },
+    });
+    const signUpReply = await call(app.url, '/auth/user', {
+      method: 'POST',
+      json: { username: emails[0], emails, password: 'long-enough-1' },
+    });
+    for (const reply of [update, signUpReply]) {
+      expect({ status: reply.status, body: reply.body }).toEqual({
+        status: 400,
+        body: { code: 400, reason: `emails holds ${MAX + 1} entries; at most ${MAX} are allowed`, error: 0 },
+      });
+    }
+    expect((await call(app.url, '/auth/user', { token: alice.token })).body).toEqual(before);
+    const login = await call(app.url, '/auth/login', {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from(`${emails[0]}:long-enough-1`).toString('base64')}` },
+    });
+    expect(login.status).toBe(401);
+  });
+
+  it('REST refuses a blob list filter over the bound', async () => {
+    const mediaTypes = Array.from({ length: MAX + 1 }, (_, index) => `text/t${index}`).join(',');
+    const reply = await call(app.url, `/v1/users/${alice.userid}/blobs?mediaType=${mediaTypes}`, {
+      token: alice.token,
+    });
+    expect({ status: reply.status, body: reply.body }).toEqual({
+      status: 400,
+      body: { code: 400, reason: `mediaType holds ${MAX + 1} entries; at most ${MAX} are allowed`, error: 0 },
+    });
   });
 });
 

@@ -35,7 +35,11 @@ describe('field rules', () => {
   it('checks emails: length, shape, uniqueness ignoring case', () => {
     expect(reason(() => assertEmail('a@b.co', 'username'))).toBe('accepted');
     expect(reason(() => assertEmail('a@b.c', 'username'))).toMatch(/at least 6/);
-    expect(reason(() => assertEmail('two@@example.org', 'username'))).toMatch(/not a valid email/);
+    expect(reason(() => assertEmail('two@@example.org', 'username'))).toBe(
+      'INVALID: username is not a valid email address',
+    );
+    // A password typed into the login name field is never echoed.
+    expect(reason(() => assertEmail('correct-horse-battery', 'username'))).not.toMatch(/correct-horse/);
     expect(reason(() => assertEmails(['a@example.org', 'A@example.org'], 'emails', { allowEmpty: false }))).toMatch(
       /more than once/,
     );

@@ -18,7 +18,8 @@ export function assertUserId(value: string, field = 'userId'): string {
 export function assertEmail(value: string, field: string): string {
   if (value.length < 6) throw invalid(`${field} must be at least 6 characters long`, field);
   if (value.length > 254 || !EMAIL_PATTERN.test(value)) {
-    throw invalid(`${field} "${truncate(value)}" is not a valid email address`, field);
+    // Without the value: a login name field is where a password gets typed by mistake.
+    throw invalid(`${field} is not a valid email address`, field);
   }
   return value;
 }
@@ -29,7 +30,7 @@ export function assertEmails(values: string[], field: string, { allowEmpty }: { 
   const seen = new Set<string>();
   for (const value of values) {
     const key = value.toLowerCase();
-    if (seen.has(key)) throw invalid(`${field} contains "${truncate(value)}" more than once`, field);
+    if (seen.has(key)) throw invalid(`${field} contains an address more than once`, field);
     seen.add(key);
   }
   return values;

@@ -17,6 +17,16 @@ interface BodyParserFailure {
 }
 
 /**
+ * Where a body failed to parse, without the parser's excerpt of it: JSON.parse quotes the text
+ * around the mistake, which may be a password typed into the wrong place.
+ */
+function whereParsingFailed(message = ''): string {
+  const position = /position (\d+)/.exec(message)?.[1];
+  if (position !== undefined) return `not valid JSON at position ${position}`;
+  return /end of JSON input/i.test(message) ? 'the JSON ends too early' : 'not valid JSON';
+}
+
+/**
  * body-parser's failures as AppErrors, so each transport answers them in its own format. `what`
  * names the body in the reason ("JSON body", "form body").
  */
@@ -24,7 +34,7 @@ export function bodyError(error: unknown, what: string): AppError | undefined {
   const failure = (error ?? {}) as BodyParserFailure;
   switch (failure.type) {
     case 'entity.parse.failed':
-      return new AppError('INVALID', `Malformed ${what}: ${failure.message}`);
+      return new AppError('INVALID', `Malformed ${what}: ${whereParsingFailed(failure.message)}`);
     case 'entity.too.large':
       return new AppError('TOO_LARGE', `The ${what} is larger than the limit of ${failure.limit} bytes`);
     case 'encoding.unsupported':

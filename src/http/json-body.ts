@@ -1,5 +1,6 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { AppError } from '../kernel/errors';
+import { MAX_JSON_DEPTH, nestedDeeperThan, tooDeep } from '../kernel/validation';
 import { bodyError, hasBody } from './body-parsing';
 
 export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
@@ -24,7 +25,11 @@ export function jsonBody(onError: (error: AppError, res: Response) => void) {
       return onError(new AppError('UNSUPPORTED_MEDIA_TYPE', `${reason}; send application/json`), res);
     }
     parse(req, res, (error?: unknown) => {
-      if (error === undefined) return next();
+      if (error === undefined) {
+        // Every later walk over the body (NUL and list checks, variable coercion) recurses.
+        if (nestedDeeperThan(req.body, MAX_JSON_DEPTH)) return onError(tooDeep('JSON body'), res);
+        return next();
+      }
       const appError = bodyError(error, 'JSON body');
       if (appError) return onError(appError, res);
       next(error);

@@ -1,6 +1,15 @@
 import type { NextFunction, Request, Response } from 'express';
 import { invalid, type AppError } from '../kernel/errors';
-import { findNul, findNulInVariables, longListInVariables, NUL, nulRefused } from '../kernel/validation';
+import {
+  findNul,
+  findNulInVariables,
+  longListInVariables,
+  MAX_JSON_DEPTH,
+  nestedDeeperThan,
+  NUL,
+  nulRefused,
+  tooDeep,
+} from '../kernel/validation';
 import { requestedPath } from './request-context';
 
 /** Answers a refused request in the format of the API it was sent to. */
@@ -62,6 +71,20 @@ function graphqlRequest(req: Request): Record<string, unknown> | undefined {
   return { ...request, variables: parsedVariables(request.variables) };
 }
 
+/**
+ * Variables or extensions nested too deeply to walk: those of a JSON body were measured when it
+ * was parsed, those of a query string or a multipart request only here.
+ */
+function tooDeepProblem(req: Request): AppError | undefined {
+  const request = graphqlRequest(req);
+  if (!request) return undefined;
+  for (const part of ['variables', 'extensions'] as const) {
+    const value = part === 'extensions' ? parsedVariables(request.extensions) : request[part];
+    if (nestedDeeperThan(value, MAX_JSON_DEPTH)) return tooDeep(part);
+  }
+  return undefined;
+}
+
 /** The NUL in a GraphQL request (POST body or GET query), named as the field it is in. */
 export function graphqlNulProblem(req: Request): AppError | undefined {
   const request = graphqlRequest(req);
@@ -82,7 +105,8 @@ export function graphqlNulProblem(req: Request): AppError | undefined {
  */
 export function refuseBadGraphQLInput(respond: (error: AppError, res: Response) => void) {
   return (req: Request, res: Response, next: NextFunction): void => {
-    const problem = graphqlNulProblem(req) ?? longListInVariables(graphqlRequest(req)?.variables);
+    const problem =
+      tooDeepProblem(req) ?? graphqlNulProblem(req) ?? longListInVariables(graphqlRequest(req)?.variables);
     if (problem) return respond(problem, res);
     next();
   };

@@ -23,7 +23,13 @@ export interface ContentFacts {
   digestMD5: string;
 }
 
-const MEDIA_TYPE = /^[\w!#$&^.+-]+\/[\w!#$&^.+-]+(\s*;\s*[\w!#$&^.+-]+=("[^"]*"|[\w!#$&^.+-]+))*$/;
+/**
+ * RFC 9110 media type: type/subtype and parameters whose values are tokens or quoted strings of
+ * visible ASCII. Downloads send it back as `Content-Type`, so nothing a header cannot carry (a
+ * line break, a control character, a character beyond Latin-1) may get in.
+ */
+const MEDIA_TYPE =
+  /^[\w!#$&^.+-]+\/[\w!#$&^.+-]+([ \t]*;[ \t]*[\w!#$&^.+-]+=("(?:[\t !#-[\]-~]|\\[\t -~])*"|[\w!#$&^.+-]+))*$/;
 
 /** The longest media type a record keeps (its column's width). */
 export const MEDIA_TYPE_MAX_LENGTH = 255;

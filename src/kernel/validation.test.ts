@@ -11,6 +11,7 @@ import {
   findNulInVariables,
   longListInVariables,
   MAX_LIST_ENTRIES,
+  nestedDeeperThan,
   isDateTime,
   isStorableDateTime,
   parseDateTime,
@@ -160,5 +161,19 @@ describe('list bounds', () => {
     expect(longListInVariables({ ids: many(101) })).toMatchObject({ code: 'INVALID', details: { field: 'ids' } });
     expect(longListInVariables({ ids: many(100), input: { roles: [] } })).toBeUndefined();
     expect(longListInVariables(undefined)).toBeUndefined();
+  });
+});
+
+describe('nesting bound', () => {
+  const nested = (levels: number): unknown => (levels === 0 ? 1 : { a: nested(levels - 1) });
+
+  it('measures objects and lists alike, and answers for any depth without recursing', () => {
+    expect(nestedDeeperThan(nested(3), 3)).toBe(false);
+    expect(nestedDeeperThan(nested(4), 3)).toBe(true);
+    expect(nestedDeeperThan([[[1]]], 3)).toBe(false);
+    expect(nestedDeeperThan([[[[1]]]], 3)).toBe(true);
+    expect(nestedDeeperThan('text', 0)).toBe(false);
+    const deep = JSON.parse(`${'['.repeat(100_000)}${']'.repeat(100_000)}`) as unknown;
+    expect(nestedDeeperThan(deep, 32)).toBe(true);
   });
 });

@@ -162,6 +162,24 @@ export function findNulInVariables(variables: unknown): string | undefined {
   return found === undefined ? undefined : (/^\w+\.(.+)$/.exec(found)?.[1] ?? found);
 }
 
+/** How deeply objects and lists of a request may nest: far beyond any input of the API. */
+export const MAX_JSON_DEPTH = 32;
+
+/** Whether `value` nests objects or lists deeper than `max` levels; iterative, so any depth is safe to ask about. */
+export function nestedDeeperThan(value: unknown, max: number): boolean {
+  const pending: [unknown, number][] = [[value, 0]];
+  while (pending.length) {
+    const [item, depth] = pending.pop()!;
+    if (item === null || typeof item !== 'object') continue;
+    if (depth >= max) return true;
+    for (const child of Object.values(item as object)) pending.push([child, depth + 1]);
+  }
+  return false;
+}
+
+export const tooDeep = (what: string, max = MAX_JSON_DEPTH) =>
+  invalid(`Objects or lists in the ${what} nest more than ${max} levels deep`, what);
+
 /**
  * The most entries any list of a request may hold (ids, emails, filters, permissions): a bound
  * on the work and storage one request can cause. Lists with a smaller natural bound have their

@@ -10,6 +10,7 @@ import {
   findLongList,
   findNulInVariables,
   longListInVariables,
+  MAX_EMAILS,
   MAX_LIST_ENTRIES,
   nestedDeeperThan,
   isDateTime,
@@ -38,6 +39,11 @@ describe('field rules', () => {
     expect(reason(() => assertEmail('a@b.c', 'username'))).toMatch(/at least 6/);
     expect(reason(() => assertEmail('two@@example.org', 'username'))).toBe(
       'INVALID: username is not a valid email address',
+    );
+    const addresses = (count: number) => Array.from({ length: count }, (_, index) => `a${index}@example.org`);
+    expect(reason(() => assertEmails(addresses(MAX_EMAILS), 'emails', { allowEmpty: false }))).toBe('accepted');
+    expect(reason(() => assertEmails(addresses(MAX_EMAILS + 1), 'emails', { allowEmpty: false }))).toBe(
+      `INVALID: emails may hold at most ${MAX_EMAILS} addresses`,
     );
     // A password typed into the login name field is never echoed.
     expect(reason(() => assertEmail('correct-horse-battery', 'username'))).not.toMatch(/correct-horse/);

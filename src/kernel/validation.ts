@@ -24,8 +24,12 @@ export function assertEmail(value: string, field: string): string {
   return value;
 }
 
+/** Addresses one account may have: every one can log in, so each is a name to guard and to answer with. */
+export const MAX_EMAILS = 10;
+
 export function assertEmails(values: string[], field: string, { allowEmpty }: { allowEmpty: boolean }): string[] {
   if (!allowEmpty && values.length === 0) throw invalid(`${field} must contain at least one email address`, field);
+  if (values.length > MAX_EMAILS) throw invalid(`${field} may hold at most ${MAX_EMAILS} addresses`, field);
   values.forEach((value, index) => assertEmail(value, `${field}[${index}]`));
   const seen = new Set<string>();
   for (const value of values) {

@@ -88,3 +88,27 @@ describe('malformed JSON', () => {
     }
   });
 });
+
+describe('an account’s email addresses', () => {
+  it('are at most 10, on sign-up and update (a rule of the users service, whichever transport)', async () => {
+    const addresses = (count: number, tag: string) =>
+      Array.from({ length: count }, (_, index) => `${tag}${index}-${Date.now()}@example.org`);
+    const ten = addresses(10, 'ten');
+    const update = (emails: string[]) =>
+      call(app.url, '/auth/user', {
+        method: 'PUT',
+        token: alice.token,
+        json: { updates: { emails, currentPassword: alice.password } },
+      });
+    expect((await update(ten)).body.emails).toEqual(ten);
+    const eleven = addresses(11, 'eleven');
+    const refusal = { code: 400, reason: 'emails may hold at most 10 addresses', error: 0 };
+    expect(await update(eleven)).toMatchObject({ status: 400, body: refusal });
+    const signUpReply = await call(app.url, '/auth/user', {
+      method: 'POST',
+      json: { username: eleven[0], emails: eleven, password: 'long-enough-1' },
+    });
+    expect(signUpReply).toMatchObject({ status: 400, body: refusal });
+    expect((await call(app.url, '/auth/user', { token: alice.token })).body.emails).toEqual(ten);
+  });
+});

@@ -17,6 +17,8 @@ export interface AccountDirectory {
   findById(id: string): Promise<Account | null>;
   /** The account whose login name (username or email) and password match, else null. */
   authenticate(loginName: string, password: string): Promise<Account | null>;
+  /** The id of the account a login name (username or email, any case) belongs to, else null. */
+  accountIdOf(loginName: string): Promise<string | null>;
   claims(account: Account): Record<string, unknown>;
 }
 
@@ -36,6 +38,7 @@ export function accountDirectory(users: UsersService, orm: Orm): AccountDirector
     findById: async (id) => toAccount(await users.findById(orm.em.fork(), id)),
     authenticate: async (loginName, password) =>
       toAccount(await users.authenticate(orm.em.fork(), loginName, password)),
+    accountIdOf: async (loginName) => (await users.findByEmail(orm.em.fork(), loginName.trim()))?.id ?? null,
     claims: standardClaims,
   };
 }

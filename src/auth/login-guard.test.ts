@@ -45,14 +45,31 @@ describe('login guard policy', () => {
     expect(refusingLock({ account_source: count(5, -1) }, now, DEFAULT_LOGIN_GUARD)).toBeNull();
   });
 
-  it('keys counters by login name (any case) and source, within the column size', () => {
-    const keys = failureKeys('  Ada@Example.org ', '203.0.113.7');
-    expect(keys).toEqual({
-      account_source: 'pair:203.0.113.7 ada@example.org',
+  it('keys counters of a known login name by its account, whichever of its names is used', () => {
+    const viaEmail = failureKeys('  Ada@Example.org ', '203.0.113.7', '0000000001');
+    const viaOtherEmail = failureKeys('lovelace@example.org', '203.0.113.7', '0000000001');
+    expect(viaEmail).toEqual({
+      account_source: 'pair-id:203.0.113.7 0000000001',
       source: 'source:203.0.113.7',
-      account: 'account:ada@example.org',
+      account: 'account-id:0000000001',
     });
-    const long = failureKeys(`${'a'.repeat(300)}@example.org`, 'x'.repeat(500));
+    expect(viaOtherEmail).toEqual(viaEmail);
+    expect(failureKeys('ada@example.org', '198.51.100.1', '0000000001').account).toBe(viaEmail.account);
+  });
+
+  it('keys counters of an unknown login name by the name (any case), apart from any account', () => {
+    const keys = failureKeys('  Nobody@Example.org ', '203.0.113.7', null);
+    expect(keys).toEqual({
+      account_source: 'pair:203.0.113.7 nobody@example.org',
+      source: 'source:203.0.113.7',
+      account: 'account:nobody@example.org',
+    });
+    // A name shaped like an account key still lands on a key of its own kind.
+    const lookalike = failureKeys('id:0000000001', '203.0.113.7', null);
+    const account = failureKeys('ada@example.org', '203.0.113.7', '0000000001');
+    expect(lookalike.account).not.toBe(account.account);
+    expect(lookalike.account_source).not.toBe(account.account_source);
+    const long = failureKeys(`${'a'.repeat(300)}@example.org`, 'x'.repeat(500), null);
     for (const key of Object.values(long)) expect(key.length).toBeLessThanOrEqual(320);
   });
 });

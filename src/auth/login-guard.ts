@@ -70,10 +70,22 @@ export function lockSeconds(kind: LockKind, failures: number, settings: LoginGua
   return Math.min(settings.maxLockSeconds, settings.lockSeconds * 2 ** (failures - limit));
 }
 
-/** The `login_failures` keys of one attempt. Sources are addresses; a forwarded one is capped. */
-export function failureKeys(loginName: string, source: string): Record<LockKind, string> {
+/**
+ * The `login_failures` keys of one attempt. Sources are addresses; a forwarded one is capped. A
+ * login name that belongs to an account counts for the account (`accountId`), so that its
+ * username and each of its emails share one budget of guesses; an unknown name counts for
+ * itself, under keys of their own kind, so no name can reach an account's counters.
+ */
+export function failureKeys(loginName: string, source: string, accountId: string | null): Record<LockKind, string> {
   const login = loginName.trim().toLowerCase().slice(0, 254);
   const from = source.slice(0, 60);
+  if (accountId !== null) {
+    return {
+      account_source: `pair-id:${from} ${accountId}`,
+      source: `source:${from}`,
+      account: `account-id:${accountId}`,
+    };
+  }
   return { account_source: `pair:${from} ${login}`, source: `source:${from}`, account: `account:${login}` };
 }
 
@@ -112,7 +124,9 @@ export class LoginGuard {
     path: PasswordPath,
     check: () => Promise<T | null>,
   ): Promise<T | null> {
-    const keys = failureKeys(loginName, source);
+    // Looked up for every name, known or not, so the answer's timing tells nothing.
+    const accountId = await this.accounts.accountIdOf(loginName);
+    const keys = failureKeys(loginName, source, accountId);
     const counts = await this.counts(keys);
     const lock = refusingLock(counts, new Date(), this.settings);
     if (lock) {

@@ -8,6 +8,7 @@ import type { DatabaseEvents } from '../infra/database/events';
 import type { AccountDirectory } from './accounts';
 import type { LoginGuard } from './login-guard';
 import type { SessionRevocations } from './session-revocations';
+import { realmUnavailable } from './endpoints/unavailable';
 import { DEV_CLIENT_ID, registerClients, type ClientDefinition } from './oidc/clients';
 import type { ResourceServerInfo } from './oidc/issue-tokens';
 import { KEYS_ROTATED_CHANNEL, loadRealmKeys, publicJwk } from './oidc/keys';
@@ -166,6 +167,7 @@ export class Realms {
       },
       own,
       (_req: Request, res: Response) => (res.locals.realm as RealmRuntime).handle(_req, res),
+      realmUnavailable(this.options.logger),
     );
     return router;
   }

@@ -269,3 +269,188 @@ describe('authorization endpoint', () => {
     expect(answer.searchParams.get('error') ?? new URLSearchParams(answer.hash.slice(1)).get('error')).toBe(error);
   });
 });
+
+describe('NUL characters in OIDC parameters', () => {
+  const FORM = 'application/x-www-form-urlencoded';
+  const endpoint = (path: string) => `/realms/dev1/protocol/openid-connect/${path}`;
+  const credentials = `client_id=islet-dev&client_secret=${DEV_CLIENT_SECRET}`;
+  /** [endpoint, method, the parameter holding a NUL, the request's form or query]. */
+  const cases: [string, 'POST' | 'GET', string, string][] = [
+    ['token', 'POST', 'refresh_token', `grant_type=refresh_token&${credentials}&refresh_token=abc%00`],
+    [
+      'token',
+      'POST',
+      'code',
+      `grant_type=authorization_code&${credentials}&code=abc%00&redirect_uri=${encodeURIComponent(REDIRECT)}`,
+    ],
+    ['token', 'POST', 'client_id', 'grant_type=client_credentials&client_id=islet%00&client_secret=x'],
+    ['token', 'POST', 'password', `grant_type=password&${credentials}&username=a%40example.org&password=p%00w`],
+    ['token', 'POST', 'scope', `grant_type=client_credentials&${credentials}&scope=openid%00`],
+    ['token', 'POST', 'grant_type', `grant_type=password%00&${credentials}`],
+    ['token', 'POST', 'subject_token', `grant_type=refresh_token&${credentials}&refresh_token=a&subject_token=%00`],
+    ['token/introspect', 'POST', 'token', `${credentials}&token=abc%00`],
+    ['token/introspect', 'POST', 'client_id', 'client_id=islet-dev%00&client_secret=x&token=abc'],
+    ['revoke', 'POST', 'token', `${credentials}&token=abc%00`],
+    ['revoke', 'POST', 'token_type_hint', `${credentials}&token=abc&token_type_hint=refresh_token%00`],
+    ['userinfo', 'POST', 'access_token', 'access_token=abc%00'],
+    ['userinfo', 'GET', 'access_token', 'access_token=abc%00'],
+    ['logout', 'POST', 'id_token_hint', 'id_token_hint=abc%00'],
+    ['logout', 'POST', 'post_logout_redirect_uri', 'client_id=islet-dev&post_logout_redirect_uri=http%3A%2F%2Fx%00'],
+    ['logout', 'GET', 'client_id', 'client_id=islet-dev%00'],
+    ['logout/confirm', 'POST', 'xsrf', 'xsrf=abc%00&logout=yes'],
+    ['auth', 'POST', 'client_id', 'client_id=islet-dev%00&response_type=code&scope=openid'],
+    [
+      'auth',
+      'POST',
+      'redirect_uri',
+      `client_id=islet-dev&scope=openid&redirect_uri=${encodeURIComponent(REDIRECT)}%00`,
+    ],
+    ['auth', 'GET', 'client_id', 'client_id=islet-dev%00&response_type=code&scope=openid'],
+    ['auth', 'GET', 'state', `client_id=islet-dev&response_type=code&scope=openid&state=s%00`],
+  ];
+
+  it.each(cases)(
+    '%s (%s) refuses a NUL in %s with invalid_request naming it',
+    async (path, method, parameter, params) => {
+      const reply =
+        method === 'POST'
+          ? await call(app.url, endpoint(path), { method, headers: { 'content-type': FORM }, body: params })
+          : await call(app.url, `${endpoint(path)}?${params}`, { headers: { accept: 'text/html' } });
+      expect(reply.status).toBe(400);
+      expect(reply.body).toEqual({ error: 'invalid_request', error_description: expect.any(String) });
+      expect(reply.body.error_description).toContain(parameter);
+      expect(reply.body.error_description).toMatch(/must not contain NUL characters/);
+    },
+  );
+
+  it('says so in the words of RFC 6749 for the token endpoint', async () => {
+    const reply = await call(app.url, endpoint('token'), {
+      method: 'POST',
+      headers: { 'content-type': FORM },
+      body: 'grant_type=refresh_token&refresh_token=abc%00',
+    });
+    expect(reply.body).toEqual({
+      error: 'invalid_request',
+      error_description: "parameter 'refresh_token' must not contain NUL characters",
+    });
+  });
+
+  it('refuses a NUL in a parameter name too', async () => {
+    const reply = await call(app.url, endpoint('token'), {
+      method: 'POST',
+      headers: { 'content-type': FORM },
+      body: `grant_type=client_credentials&${credentials}&sco%00pe=openid`,
+    });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error).toBe('invalid_request');
+    expect(reply.body.error_description).toMatch(/must not contain NUL characters/);
+  });
+
+  it('treats a client id with a NUL in Basic credentials as an unknown client, never a 500', async () => {
+    const basic = `Basic ${Buffer.from(`islet-dev\u0000:${DEV_CLIENT_SECRET}`).toString('base64')}`;
+    for (const path of ['token', 'token/introspect', 'revoke']) {
+      const reply = await call(app.url, endpoint(path), {
+        method: 'POST',
+        headers: { 'content-type': FORM, authorization: basic },
+        body: path === 'token' ? 'grant_type=client_credentials' : 'token=abc',
+      });
+      // oidc-provider itself refuses the malformed id at the token endpoint (400); elsewhere it names no client.
+      const expected = path === 'token' ? ['invalid_request', 'invalid_client'] : ['invalid_client'];
+      expect({ path, status: reply.status, error: reply.body.error }).toEqual({
+        path,
+        status: reply.body.error === 'invalid_client' ? 401 : 400,
+        error: expect.any(String),
+      });
+      expect(expected).toContain(reply.body.error);
+    }
+  });
+
+  it('still reads a form without NUL as before: the token endpoint answers from the same body', async () => {
+    const reply = await token(dev({ grant_type: 'password', username: alice.email, password: alice.password }));
+    expect(reply.status).toBe(200);
+    expect(reply.body.access_token).toEqual(expect.any(String));
+  });
+});
+
+describe('the database away at the OIDC endpoints', () => {
+  const UNAVAILABLE = {
+    error: 'temporarily_unavailable',
+    error_description: 'The database is unavailable; try again shortly',
+  };
+
+  /** Nothing about where the database lives reaches the client. */
+  function expectNothingInternal(text: string) {
+    const database = new URL(app.database.url);
+    for (const secret of [database.hostname, database.port, database.pathname.slice(1), 'ECONNREFUSED', 'postgres'])
+      expect(text).not.toContain(secret);
+    expect(text).not.toMatch(/\/(?:home|tmp|work|usr)\//);
+  }
+
+  it('answers 503 temporarily_unavailable (JSON) or a 503 page (browsers), then recovers', async () => {
+    const granted = await token(dev({ grant_type: 'password', username: alice.email, password: alice.password }));
+    expect(granted.status).toBe(200);
+    const refreshToken = granted.body.refresh_token as string;
+    const config = await relyingParty(app, 'dev1', 'islet-dev', app.devClientSecret);
+    const agent = new UserAgent();
+    const loginPage = await agent.follow(
+      client.buildAuthorizationUrl(config, {
+        redirect_uri: REDIRECT,
+        scope: 'openid',
+        code_challenge: 'x'.repeat(43),
+        code_challenge_method: 'S256',
+      }).href,
+      REDIRECT,
+    );
+    await app.database.setAvailable(false);
+    try {
+      const replies = {
+        password: await token(dev({ grant_type: 'password', username: alice.email, password: alice.password })),
+        refresh: await token(dev({ grant_type: 'refresh_token', refresh_token: refreshToken })),
+        introspect: await call(app.url, '/realms/dev1/protocol/openid-connect/token/introspect', {
+          form: dev({ token: refreshToken }),
+        }),
+        revoke: await call(app.url, '/realms/dev1/protocol/openid-connect/revoke', {
+          form: dev({ token: refreshToken }),
+        }),
+        userinfo: await call(app.url, '/realms/dev1/protocol/openid-connect/userinfo', {
+          headers: { authorization: `Bearer ${granted.body.access_token as string}` },
+        }),
+      };
+      for (const [name, reply] of Object.entries(replies)) {
+        expect({ name, status: reply.status, body: reply.body }).toEqual({ name, status: 503, body: UNAVAILABLE });
+        expect(Number(reply.headers.get('retry-after'))).toBeGreaterThan(0);
+        expect(reply.headers.get('cache-control')).toBe('no-store');
+        expectNothingInternal(reply.text);
+      }
+      const page = await new UserAgent().request(
+        `${app.url}/realms/dev1/protocol/openid-connect/auth?${new URLSearchParams({
+          client_id: 'islet-dev',
+          response_type: 'code',
+          scope: 'openid',
+          redirect_uri: REDIRECT,
+          code_challenge: 'x'.repeat(43),
+          code_challenge_method: 'S256',
+        })}`,
+      );
+      expect(page.status).toBe(503);
+      expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(Number(page.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(page.location).toBeNull();
+      expect(page.body).toContain('The database is unavailable; try again shortly');
+      expectNothingInternal(page.body);
+      const signIn = await agent.submit(loginPage, { username: alice.email, password: alice.password }, REDIRECT);
+      expect(signIn.status).toBe(503);
+      expect(signIn.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(signIn.body).toContain('The database is unavailable; try again shortly');
+      expectNothingInternal(signIn.body);
+    } finally {
+      await app.database.setAvailable(true);
+    }
+    let recovered = await token(dev({ grant_type: 'password', username: alice.email, password: alice.password }));
+    for (let attempt = 0; attempt < 20 && recovered.status !== 200; attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      recovered = await token(dev({ grant_type: 'password', username: alice.email, password: alice.password }));
+    }
+    expect(recovered.status).toBe(200);
+  });
+});

@@ -9,7 +9,7 @@ import { loadConfig } from '../../src/config';
 import { openDatabase } from '../../src/infra/database/orm';
 import { createLogger } from '../../src/infra/logger';
 import { startService } from '../../src/service';
-import { passwordGrant, signUp, type TestAccount } from '../support/accounts';
+import { passwordGrant, signUp, uniqueEmail, type TestAccount } from '../support/accounts';
 import { SERVER_SECRET, startTestApp, type TestApp } from '../support/app';
 import { call } from '../support/http';
 import { client, relyingParty } from '../support/relying-party';
@@ -168,6 +168,143 @@ describe('brute-force protection', () => {
   });
 });
 
+describe('the source address behind proxies', () => {
+  /** The correct password, with `headers`, on every path that checks one. */
+  async function everyPath(target: TestApp, account: TestAccount, headers: Record<string, string>) {
+    const legacy = await call(target.url, '/auth/login', {
+      method: 'POST',
+      headers: { ...basic(account.email, account.password), ...headers },
+    });
+    const grant = await call(target.url, '/realms/dev1/protocol/openid-connect/token', {
+      headers,
+      form: {
+        grant_type: 'password',
+        client_id: 'islet-dev',
+        client_secret: target.devClientSecret,
+        username: account.email,
+        password: account.password,
+      },
+    });
+    const agent = new UserAgent(headers);
+    const config = await relyingParty(target, 'dev1', 'islet-dev', target.devClientSecret);
+    const page = await agent.follow(
+      client.buildAuthorizationUrl(config, {
+        redirect_uri: REDIRECT,
+        scope: 'openid',
+        code_challenge: client.randomPKCECodeVerifier().padEnd(43, 'x'),
+        code_challenge_method: 'S256',
+      }).href,
+      REDIRECT,
+    );
+    const form = await agent.submit(page, { username: account.email, password: account.password }, REDIRECT);
+    const change = await call(target.url, '/auth/user', {
+      method: 'PUT',
+      token: account.token,
+      headers,
+      json: { updates: { emails: [`moved.${account.email}`], currentPassword: account.password } },
+    });
+    return {
+      legacy: legacy.status,
+      grant: grant.status,
+      loginPage: form.location?.startsWith(REDIRECT) ? 'signed in' : 'refused',
+      currentPassword: change.status,
+    };
+  }
+
+  it('trusts only the hop the proxy appended: rotating the leftmost X-Forwarded-For escapes no lockout', async () => {
+    const proxied = await startTestApp({ TRUST_PROXY: 'true', TOKEN_RATE_LIMIT: '1000' });
+    try {
+      const victim = await signUp(proxied, 'victim');
+      for (let i = 0; i < 25; i += 1) {
+        const reply = await call(proxied.url, '/auth/login', {
+          method: 'POST',
+          headers: { ...basic(victim.email, `wrong-${i}-pass`), 'x-forwarded-for': `8.8.${i}.1, 127.0.0.1` },
+        });
+        expect(reply.status).toBe(401);
+      }
+      // Whatever the client writes on the left, the source is the address the proxy appended.
+      expect(await everyPath(proxied, victim, { 'x-forwarded-for': '8.8.200.1, 127.0.0.1' })).toEqual({
+        legacy: 401,
+        grant: 400,
+        loginPage: 'refused',
+        currentPassword: 403,
+      });
+      // Another client behind the same proxy has not failed, and signs in everywhere.
+      expect(await everyPath(proxied, victim, { 'x-forwarded-for': '127.0.0.1, 198.51.100.30' })).toEqual({
+        legacy: 200,
+        grant: 200,
+        loginPage: 'signed in',
+        currentPassword: 200,
+      });
+    } finally {
+      await proxied.stop();
+    }
+  });
+
+  it('trusts as many hops as TRUST_PROXY counts, and no further', async () => {
+    const proxied = await startTestApp({ TRUST_PROXY: '2' });
+    try {
+      const victim = await signUp(proxied, 'victim');
+      const login = (password: string, forwarded: string) =>
+        call(proxied.url, '/auth/login', {
+          method: 'POST',
+          headers: { ...basic(victim.email, password), 'x-forwarded-for': forwarded },
+        });
+      for (let i = 0; i < 5; i += 1)
+        expect((await login(`wrong-${i}-pass`, `8.8.${i}.1, 203.0.113.50, 10.0.0.${i}`)).status).toBe(401);
+      expect((await login(victim.password, '9.9.9.9, 203.0.113.50, 10.0.0.9')).status).toBe(401);
+      expect((await login(victim.password, '203.0.113.50, 198.51.100.50, 10.0.0.9')).status).toBe(200);
+    } finally {
+      await proxied.stop();
+    }
+  });
+});
+
+describe('lockouts of an account with several login names', () => {
+  it('counts every email of an account against one budget, per source', async () => {
+    const proxied = await startTestApp({ TRUST_PROXY: 'true', TOKEN_RATE_LIMIT: '1000' });
+    try {
+      const first = uniqueEmail('ada');
+      const second = uniqueEmail('lovelace');
+      const password = 'correct-horse-123';
+      const created = await call(proxied.url, '/auth/user', {
+        json: { username: first, emails: [first, second], password },
+      });
+      expect(created.status).toBe(201);
+      const from = (ip: string) => ({ 'x-forwarded-for': ip });
+      const login = (name: string, secret: string, ip: string) =>
+        call(proxied.url, '/auth/login', { method: 'POST', headers: { ...basic(name, secret), ...from(ip) } });
+      for (let attempt = 0; attempt < 5; attempt += 1)
+        expect((await login(first, `wrong-${attempt}-pass`, '203.0.113.60')).status).toBe(401);
+      // The account is locked for that source, whichever of its names is tried, on every path.
+      expect((await login(second, password, '203.0.113.60')).status).toBe(401);
+      expect((await login(second.toUpperCase(), password, '203.0.113.60')).status).toBe(401);
+      const grant = await call(proxied.url, '/realms/dev1/protocol/openid-connect/token', {
+        headers: from('203.0.113.60'),
+        form: {
+          grant_type: 'password',
+          client_id: 'islet-dev',
+          client_secret: proxied.devClientSecret,
+          username: second,
+          password,
+        },
+      });
+      expect(grant.body).toEqual({ error: 'invalid_grant', error_description: 'Invalid user credentials' });
+      // Another source is not locked out, under either name.
+      expect((await login(second, password, '198.51.100.60')).status).toBe(200);
+      expect((await login(first, password, '198.51.100.61')).status).toBe(200);
+      // Unknown names answer exactly like wrong passwords.
+      const unknown = await login(uniqueEmail('nobody'), password, '203.0.113.61');
+      expect({ status: unknown.status, body: unknown.body }).toEqual({
+        status: 401,
+        body: { code: 401, reason: 'No user matched the given details', error: 0 },
+      });
+    } finally {
+      await proxied.stop();
+    }
+  });
+});
+
 describe('token endpoint rate limit', () => {
   it('answers 429 with Retry-After once an address exceeds its budget', async () => {
     const limited = await startTestApp({ TOKEN_RATE_LIMIT: '2' });
@@ -243,7 +380,7 @@ describe('browser safety', () => {
     const replies = await Promise.all([
       call(app.url, '/auth/user', { token: alice.token }),
       call(app.url, '/auth/user'),
-      call(app.url, '/graphql', { json: { query: '{ me { userid } }' }, token: alice.token }),
+      call(app.url, '/graphql', { json: { query: '{ me { userId } }' }, token: alice.token }),
       call(app.url, '/graphql', { body: 'not json', headers: { 'content-type': 'application/json' } }),
       call(app.url, '/realms/dev1/.well-known/openid-configuration'),
       call(app.url, '/realms/dev1/protocol/openid-connect/certs'),

@@ -267,15 +267,57 @@ describe('the current password an account change needs', () => {
     expect(byCustodian.body.emails).toEqual([kidEmail]);
   });
 
-  it('asks a custodian of an account with a password for its own current password', async () => {
+  it('takes only the account’s own current password, never a custodian’s, for an account that has one', async () => {
     const ward = await signUp(app, 'ward');
     const guardian = await signUp(app, 'guardian');
     await call(app.url, `/access/${ward.userid}/${guardian.userid}`, { token: ward.token, json: { custodian: {} } });
     const path = `/auth/user/${ward.userid}`;
     const email = uniqueEmail('ward');
-    expect((await put(guardian.token, { emails: [email] }, path)).status).toBe(400);
-    expect((await put(guardian.token, { emails: [email], currentPassword: ward.password }, path)).status).toBe(403);
-    expect((await put(guardian.token, { emails: [email], currentPassword: guardian.password }, path)).status).toBe(200);
+    for (const currentPassword of [undefined, guardian.password]) {
+      const refused = await put(guardian.token, { emails: [email], currentPassword }, path);
+      expect(refused.status).toBe(403);
+      expect(refused.body).toEqual({ code: 403, reason: expect.stringContaining('currentPassword'), error: 0 });
+    }
+    expect((await call(app.url, path, { token: guardian.token })).body.emails).toEqual([ward.email]);
+    // The owner, with its own current password, and server tokens still may.
+    expect((await put(ward.token, { emails: [email], currentPassword: ward.password })).status).toBe(200);
+    expect((await put(server, { emails: [ward.email] }, path)).status).toBe(200);
+  });
+
+  it('does not let a stolen token become permanent access through a custodian grant', async () => {
+    const victim = await signUp(app, 'victim');
+    const attacker = await signUp(app, 'attacker');
+    // With the victim's stolen token, the attacker makes itself the victim's custodian.
+    const grant = await call(app.url, `/access/${victim.userid}/${attacker.userid}`, {
+      token: victim.token,
+      json: { custodian: {}, view: {}, upload: {} },
+    });
+    expect(grant.status).toBe(200);
+    // Then, as custodian, tries to take the victim's login names with its own current password.
+    const path = `/auth/user/${victim.userid}`;
+    const taken = uniqueEmail('taken');
+    for (const updates of [
+      { username: taken, emails: [taken], currentPassword: attacker.password },
+      { username: taken, currentPassword: attacker.password },
+      { emails: [taken], currentPassword: attacker.password },
+      { emails: [victim.email, taken], currentPassword: attacker.password },
+    ]) {
+      const reply = await put(attacker.token, updates, path);
+      expect(reply.status).toBe(403);
+    }
+    const flat = await call(app.url, path, {
+      method: 'PUT',
+      token: attacker.token,
+      json: { emailVerified: false, username: taken, emails: [taken], currentPassword: attacker.password },
+    });
+    expect(flat.status).toBe(403);
+    const account = (await call(app.url, path, { token: server })).body;
+    expect({ username: account.username, emails: account.emails }).toEqual({
+      username: victim.email,
+      emails: [victim.email],
+    });
+    const login = await call(app.url, '/auth/login', { method: 'POST', headers: basic(victim.email, victim.password) });
+    expect(login.status).toBe(200);
   });
 });
 

@@ -36,6 +36,11 @@ export function realmRoutes(services: Services, config: Config, logger: Logger):
     rateLimit(limiter, (req, res) => `${realmOf(res).realm}:${req.ip}`),
     formGuard,
   );
+  // The other forms oidc-provider reads itself: a POSTed authorization request and logout.
+  router.post(
+    ['/protocol/openid-connect/auth', '/protocol/openid-connect/logout', '/protocol/openid-connect/logout/confirm'],
+    formGuard,
+  );
   router.get('/protocol/openid-connect/auth', requireOpenIdScope);
   router.use(new TokenEndpoints(services.verifier, services.revocations, services.accountDirectory).router());
   router.use(

@@ -1,4 +1,5 @@
 import express, { type Request, type Response } from 'express';
+import { isDatabaseUnavailable } from '../../infra/database/availability';
 import type { AccountDirectory } from '../accounts';
 import { isRevoked, revocationKeyOfToken } from '../authenticator';
 import { revokeGrant } from '../oidc/issue-tokens';
@@ -8,6 +9,12 @@ import type { TokenVerifier, VerifiedToken } from '../token-verifier';
 import { authenticateClient } from './client-auth';
 import { formBody } from './form-body';
 import { OAuthError, sendOAuthError } from './oauth-errors';
+
+/** A token that cannot be read is no token, unless the database is away: that is a 503. */
+function notFoundUnlessUnavailable(error: unknown): undefined {
+  if (isDatabaseUnavailable(error)) throw error;
+  return undefined;
+}
 
 const JWT_SHAPE = /^[\w-]+\.[\w-]+\.[\w-]+$/;
 
@@ -105,7 +112,7 @@ export class TokenEndpoints {
       });
       return;
     }
-    const refresh = await runtime.provider.RefreshToken.find(token).catch(() => undefined);
+    const refresh = await runtime.provider.RefreshToken.find(token).catch(notFoundUnlessUnavailable);
     const grantAlive = refresh?.grantId && !this.revocations.isRevoked(runtime.realm, refresh.grantId);
     if (refresh && !refresh.isExpired && !refresh.consumed && grantAlive) {
       res.json({
@@ -130,7 +137,9 @@ export class TokenEndpoints {
     const token = req.body?.token as string | undefined;
     if (!token) throw new OAuthError('invalid_request', "missing required parameter 'token'");
     const access = await this.accessToken(runtime, token);
-    const refresh = access ? undefined : await runtime.provider.RefreshToken.find(token).catch(() => undefined);
+    const refresh = access
+      ? undefined
+      : await runtime.provider.RefreshToken.find(token).catch(notFoundUnlessUnavailable);
     const owner = access?.clientId ?? refresh?.clientId;
     if (owner !== undefined && owner !== client.clientId) {
       throw new OAuthError('invalid_request', 'client is not authorized to revoke the presented token');

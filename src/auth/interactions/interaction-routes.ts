@@ -2,6 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { HTTP_STATUS } from '../../../rest-compat/http-errors';
 import { bodyError } from '../../http/body-parsing';
+import { isDatabaseUnavailable } from '../../infra/database/availability';
 import type { Logger } from '../../infra/logger';
 import type { BrokerLogin } from '../brokering/broker-login';
 import type { BrokerService } from '../brokering/broker.service';
@@ -90,7 +91,9 @@ export class InteractionRoutes {
       let interaction: Interaction;
       try {
         interaction = await runtime.provider.interactionDetails(req, res);
-      } catch {
+      } catch (error) {
+        // The database away is an outage (503), not an expired sign-in.
+        if (isDatabaseUnavailable(error)) return next(error);
         res
           .status(400)
           .send(

@@ -47,6 +47,8 @@ export class PostgresAdapter implements Adapter {
   }
 
   private async findWhere(column: 'id' | 'uid', value: string): Promise<AdapterPayload | undefined> {
+    // No record id holds a NUL (PostgreSQL cannot store one): such an id names nothing.
+    if (typeof value !== 'string' || value.includes('\u0000')) return undefined;
     const rows = await this.execute<Row[]>(
       `select payload from oidc_records
        where realm = ? and model = ? and ${column} = ? and (expires_at is null or expires_at > now())
@@ -63,6 +65,8 @@ export class PostgresAdapter implements Adapter {
     if (cached) return cached;
     const found = this.findWhere('id', id);
     this.clients.set(id, found);
+    // A failed lookup (the database away) is not remembered as the answer.
+    found.catch(() => this.clients.delete(id));
     return found;
   }
 

@@ -11,6 +11,8 @@ import { jsonNotFound } from './not-found';
 import { shapeTokenResponses } from './token-response';
 import { SUPPORTED_SCOPES } from './scopes';
 import { loadExistingGrant } from './consent';
+import { isDatabaseUnavailable } from '../../infra/database/availability';
+import { RETRY_AFTER_SECONDS, unavailableError, unavailablePage } from '../endpoints/unavailable';
 import { logoutPage, messagePage, PAGE_HEADERS, pageHeaders } from '../interactions/pages';
 
 /** The resource every API access token is issued for; its audience is what the API accepts. */
@@ -93,9 +95,15 @@ export function createRealmProvider(options: RealmProviderOptions): Provider {
     interactions: { url: async (_ctx, interaction) => `/realms/${realm}/login-actions/${interaction.uid}` },
     extraParams: ['kc_idp_hint'],
     loadExistingGrant,
-    renderError: async (ctx, out) => {
+    renderError: async (ctx, out, error) => {
       ctx.type = 'html';
       ctx.set(PAGE_HEADERS);
+      if (isDatabaseUnavailable(error)) {
+        ctx.status = 503;
+        ctx.set('Retry-After', String(RETRY_AFTER_SECONDS));
+        ctx.body = unavailablePage(realm);
+        return;
+      }
       ctx.body = messagePage({ realm, title: 'Something went wrong' }, `${out.error}: ${out.error_description ?? ''}`);
     },
     discovery: {
@@ -189,7 +197,10 @@ export function createRealmProvider(options: RealmProviderOptions): Provider {
     return `${issuer}${provider.pathFor(name, { ...options, mountPath: '' })}`;
   };
   // Behind a TLS-terminating proxy: client addresses for lockouts and Secure cookies.
-  provider.proxy = config.trustProxy;
+  // Exactly the configured proxy hops are trusted: the client address is the one the farthest
+  // trusted proxy appended, never a leftmost X-Forwarded-For entry the client itself wrote.
+  provider.proxy = config.trustProxy > 0;
+  provider.maxIpsCount = config.trustProxy;
   provider.use(jsonNotFound(new URL(issuer).pathname));
   provider.use(shapeTokenResponses());
   watchErrors(provider, realm, options.logger);
@@ -198,6 +209,19 @@ export function createRealmProvider(options: RealmProviderOptions): Provider {
 
 function watchErrors(provider: Provider, realm: string, logger: Logger): void {
   provider.on('server_error', (ctx: KoaContextWithOIDC, error: Error) => {
+    // Emitted while the answer is being built, before it is sent: a database outage is a 503
+    // (a page already rendered by renderError, or OAuth's JSON), never a 500.
+    if (isDatabaseUnavailable(error)) {
+      logger.warn({ err: error, realm, route: ctx.oidc?.route, dependency: 'database' }, 'dependency unavailable');
+      ctx.status = 503;
+      ctx.set('Retry-After', String(RETRY_AFTER_SECONDS));
+      ctx.set('Cache-Control', 'no-store');
+      if (typeof ctx.body !== 'string') {
+        const { error: code, description } = unavailableError();
+        ctx.body = { error: code, error_description: description };
+      }
+      return;
+    }
     logger.error({ err: error, realm, route: ctx.oidc?.route }, 'oidc provider failed');
   });
   provider.on('grant.error', (_ctx: KoaContextWithOIDC, error: Error & { error_detail?: string }) => {

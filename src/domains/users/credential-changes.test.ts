@@ -30,7 +30,21 @@ describe('the current-password rule', () => {
     expect(needsCurrentPassword(as(owner.id), custodial, { emails: ['renamed@example.org'] })).toBe(false);
   });
 
-  it('asks a custodian of an account with a password for its own', () => {
-    expect(needsCurrentPassword(as('0000000003'), owner, { emails: ['renamed@example.org'] })).toBe(true);
+  it('never takes a custodian’s own password for an account that has one: only its owner confirms', () => {
+    for (const changes of [
+      { emails: ['renamed@example.org'] },
+      { username: 'renamed@example.org' },
+      { password: 'new-password-1' },
+    ]) {
+      expect(() => needsCurrentPassword(as('0000000003'), owner, changes)).toThrow(
+        expect.objectContaining({ code: 'FORBIDDEN', message: expect.stringContaining('currentPassword') }),
+      );
+    }
+    // Nothing to confirm when nothing that decides the login changes.
+    expect(needsCurrentPassword(as('0000000003'), owner, { emails: ['ADA@example.org'] })).toBe(false);
+  });
+
+  it('asks the owner of an account without a password too (it has none to confirm with)', () => {
+    expect(needsCurrentPassword(as(custodial.id), custodial, { emails: ['renamed@example.org'] })).toBe(true);
   });
 });

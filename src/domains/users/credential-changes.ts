@@ -1,3 +1,4 @@
+import { forbidden } from '../../kernel/errors';
 import type { Principal } from '../../kernel/principal';
 
 /** The parts of an account a credential change is judged on. */
@@ -37,9 +38,11 @@ export function changesCredentials(account: AccountCredentials, changes: Credent
 /**
  * The current-password rule (as Keycloak's account console): a session token alone may not
  * change the password or the login addresses, or a token stolen for minutes becomes an account
- * taken for good. The caller confirms with its own current password (the owner's, or a
- * custodian's own when it changes the addresses of an account with a password). Server tokens
- * need no proof, nor do custodians of custodial accounts, which have no password of their own.
+ * taken for good. For an account that has a password, the proof is that account's own current
+ * password, whoever asks: a custodian's own password proves nothing about the account (a stolen
+ * token can make its thief a custodian), so a caller other than the owner, which cannot confirm
+ * with the owner's password here, is refused (403). Server tokens need no proof, nor do
+ * custodians of custodial accounts, which have no password to confirm.
  */
 export function needsCurrentPassword(
   principal: Principal,
@@ -47,6 +50,10 @@ export function needsCurrentPassword(
   changes: CredentialFields,
 ): boolean {
   if (principal.isServer || !changesCredentials(account, changes)) return false;
-  const custodialAccountOfAnother = principal.userId !== account.id && !account.passwordHash;
-  return !custodialAccountOfAnother;
+  if (principal.userId === account.id) return true;
+  if (!account.passwordHash) return false;
+  throw forbidden(
+    'Changing the password, username or emails of an account that has a password needs its own currentPassword, ' +
+      'confirmed by its owner (or a server token)',
+  );
 }

@@ -4,6 +4,7 @@ import { errorBody, HTTP_STATUS } from '../rest-compat/http-errors';
 import { restCompatRouter, sendAppError } from '../rest-compat/router';
 import { contentRoutes, restRoutes } from '../rest-compat/routes';
 import type { RestRoute } from '../rest-compat/route';
+import { edgeErrorBody } from './graphql/errors';
 import { graphqlMultipart, isMultipart } from './graphql/multipart';
 import { sweepExpired } from './auth/oidc/postgres-adapter';
 import type { Config } from './config';
@@ -15,6 +16,7 @@ import { realmRoutes } from './auth/endpoints';
 import { asksOnlyFor, graphqlHttpHandler, onlyMutationOf } from './graphql/http';
 import { CREDENTIAL_FREE_MUTATIONS } from './auth/sessions.resolver';
 import { createApolloServer } from './graphql/server';
+import { playgroundRouter } from './playground/page';
 import { authenticate } from './http/authenticate';
 import { apiCors } from './http/cors';
 import { healthRouter } from './http/health';
@@ -53,10 +55,9 @@ const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 /** Unfinished uploads are looked at a few times per upload timeout, at most every minute. */
 const contentSweepInterval = (config: Config) => Math.min(60_000, (config.uploadTimeoutSeconds * 1000) / 4);
 
+/** Refusals at the edge of /graphql (body, token, NUL, lists), in the same codes as resolver errors. */
 function graphqlError(error: AppError, res: Response): void {
-  res
-    .status(HTTP_STATUS[error.code])
-    .json({ errors: [{ message: error.message, extensions: { ...error.details, code: error.code } }] });
+  res.status(HTTP_STATUS[error.code]).json(edgeErrorBody(error));
 }
 
 /** Composes the service: domain services, realms, GraphQL, the legacy REST table and health. */
@@ -81,7 +82,8 @@ export async function createApp({
   app.disable('x-powered-by');
   app.use(securityHeaders);
   app.set('etag', false);
-  app.set('trust proxy', config.trustProxy);
+  // A hop count (never `true`, which would trust a client-written leftmost X-Forwarded-For).
+  app.set('trust proxy', config.trustProxy > 0 ? config.trustProxy : false);
   app.use(requestContext(logger, config.sqlStatementHeader));
   // Paths that do not decode and NUL characters: 400 in the format of the API addressed.
   app.use(
@@ -101,6 +103,8 @@ export async function createApp({
   const graphqlAuth = authenticate(authenticator, orm, logger, graphqlError, {
     lenient: asksOnlyFor(CREDENTIAL_FREE_MUTATIONS),
   });
+  // GraphiQL for browsers (GET with Accept: text/html); without it, Apollo answers them as before.
+  if (config.graphqlPlayground) app.use('/graphql', playgroundRouter({ baseUrl, defaultRealm: config.legacyRealm }));
   app.use('/graphql', apiCors, graphqlBody, graphqlAuth, refuseBadGraphQLInput(graphqlError));
   app.use('/graphql', graphqlHttpHandler(apollo));
 

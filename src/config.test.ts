@@ -24,7 +24,9 @@ describe('loadConfig', () => {
     [{ S3_ENDPOINT: 'http://s3.local' }, /S3_ACCESS_KEY, S3_SECRET_KEY, S3_BUCKET must be set/],
     [{ SERVER_SECRET: 'short' }, /SERVER_SECRET must be at least 16/],
     [{ LEGACY_REALM: 'tidepool' }, /LEGACY_REALM must be one of dev1/],
-    [{ TRUST_PROXY: 'maybe' }, /TRUST_PROXY must be true or false/],
+    [{ TRUST_PROXY: 'maybe' }, /TRUST_PROXY must be true, false or a number of proxy hops/],
+    [{ TRUST_PROXY: '-1' }, /TRUST_PROXY must be true, false or a number of proxy hops/],
+    [{ TRUST_PROXY: '11' }, /TRUST_PROXY must be true, false or a number of proxy hops/],
     [{ METRICS_TOKEN: 'too-short' }, /METRICS_TOKEN must be at least 16/],
   ])('refuses %p naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
@@ -34,6 +36,24 @@ describe('loadConfig', () => {
   it('reads METRICS_TOKEN, unset by default', () => {
     expect(loadConfig({}).metricsToken).toBeUndefined();
     expect(loadConfig({ METRICS_TOKEN: ' scrape-token-0123456789 ' }).metricsToken).toBe('scrape-token-0123456789');
+  });
+
+  it('serves the GraphQL playground outside production unless GRAPHQL_PLAYGROUND says otherwise', () => {
+    expect(loadConfig({}).graphqlPlayground).toBe(true);
+    expect(loadConfig({ NODE_ENV: 'production' }).graphqlPlayground).toBe(false);
+    expect(loadConfig({ GRAPHQL_PLAYGROUND: 'false' }).graphqlPlayground).toBe(false);
+    expect(loadConfig({ NODE_ENV: 'production', GRAPHQL_PLAYGROUND: 'true' }).graphqlPlayground).toBe(true);
+    expect(() => loadConfig({ GRAPHQL_PLAYGROUND: 'sometimes' })).toThrow(/GRAPHQL_PLAYGROUND must be true or false/);
+  });
+
+  it('trusts exactly the proxy hops TRUST_PROXY names: none, one for true, or a number', () => {
+    expect(loadConfig({}).trustProxy).toBe(0);
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(0);
+    expect(loadConfig({ TRUST_PROXY: '0' }).trustProxy).toBe(0);
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(1);
+    expect(loadConfig({ TRUST_PROXY: 'TRUE' }).trustProxy).toBe(1);
+    expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).toBe(1);
+    expect(loadConfig({ TRUST_PROXY: '3' }).trustProxy).toBe(3);
   });
 
   it('never creates the development client in production', () => {

@@ -23,7 +23,11 @@ export interface Config {
   port: number;
   /** External base URL (scheme, host, port); issuers are `${publicUrl}/realms/{realm}`. */
   publicUrl: string | undefined;
-  trustProxy: boolean;
+  /**
+   * Reverse-proxy hops whose `X-Forwarded-*` headers are trusted (0: none). The client address
+   * is the one the farthest trusted hop appended to `X-Forwarded-For`, never an entry left of it.
+   */
+  trustProxy: number;
   databaseUrl: string | undefined;
   databasePoolSize: number;
   dataDir: string;
@@ -48,6 +52,8 @@ export interface Config {
   uploadTimeoutSeconds: number;
   /** Bearer token `GET /metrics` requires; without it, /metrics is served outside production only. */
   metricsToken: string | undefined;
+  /** Serve the GraphiQL playground at `GET /graphql` to browsers, with its public sign-in client. */
+  graphqlPlayground: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -80,6 +86,15 @@ function flag(env: Env, name: string): boolean {
   if (['1', 'true', 'yes'].includes(raw.toLowerCase())) return true;
   if (['0', 'false', 'no'].includes(raw.toLowerCase())) return false;
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+/** `false` (no proxy), `true` (one proxy hop) or the number of hops. */
+function proxyHops(env: Env, name: string): number {
+  const raw = text(env, name)?.toLowerCase();
+  if (raw === undefined || ['0', 'false', 'no'].includes(raw)) return 0;
+  if (['true', 'yes'].includes(raw)) return 1;
+  if (/^\d+$/.test(raw) && Number(raw) <= 10) return Number(raw);
+  throw new ConfigError(`${name} must be true, false or a number of proxy hops (1 to 10), got "${raw}"`);
 }
 
 function url(env: Env, name: string): string | undefined {
@@ -121,7 +136,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: text(env, 'HOST') ?? (production ? '0.0.0.0' : '127.0.0.1'),
     port: integer(env, 'PORT', 8080, 0, 65535),
     publicUrl: url(env, 'PUBLIC_URL'),
-    trustProxy: flag(env, 'TRUST_PROXY'),
+    trustProxy: proxyHops(env, 'TRUST_PROXY'),
     databaseUrl: url(env, 'DATABASE_URL'),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
     dataDir: path.resolve(text(env, 'DATA_DIR') ?? '.islet'),
@@ -142,5 +157,6 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     uploadTimeoutSeconds: integer(env, 'UPLOAD_TIMEOUT_SECONDS', 3600, 1, 24 * 3600),
     metricsToken: secret(env, 'METRICS_TOKEN'),
+    graphqlPlayground: text(env, 'GRAPHQL_PLAYGROUND') === undefined ? !production : flag(env, 'GRAPHQL_PLAYGROUND'),
   };
 }

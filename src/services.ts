@@ -101,7 +101,7 @@ export async function createServices({
     revocations,
     events,
     guard,
-    clients: clientsFor(config, secrets.devClientSecret),
+    clients: clientsFor(config, secrets.devClientSecret, baseUrl),
     extend: (runtime) => registerTokenExchange(runtime, broker, accounts),
   });
   await events.start();

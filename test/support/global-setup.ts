@@ -1,18 +1,25 @@
 import { migrate, openDatabase } from '../../src/infra/database/orm';
 import { withDatabase } from '../../src/infra/database/postgres-server';
 import { adminQuery, quoteIdent, testPostgresAdminUrl } from './postgres';
+import { ensurePlayground } from '../../src/playground/build';
 import { startSharedS3Server } from './s3-server';
 
 /**
  * Once per run: pick the PostgreSQL server and build a migrated template database; every test
  * file then clones it (test/support/database.ts), which is much faster than migrating each.
  * Meanwhile, start the shared Swift S3 server (test/support/s3-server.ts; each file uses its
- * own bucket in it).
+ * own bucket in it), and bundle the GraphQL playground unless the bundle in dist/ is current
+ * (`npm test` on a fresh clone serves it as `npm start` does).
  */
 export default async function globalSetup(): Promise<void> {
-  const [postgres, s3] = await Promise.allSettled([testPostgresAdminUrl(), startSharedS3Server()]);
+  const [postgres, s3, playground] = await Promise.allSettled([
+    testPostgresAdminUrl(),
+    startSharedS3Server(),
+    ensurePlayground(),
+  ]);
   if (postgres.status === 'rejected') throw postgres.reason;
   if (s3.status === 'rejected') throw s3.reason;
+  if (playground.status === 'rejected') throw playground.reason;
   const { adminUrl, embedded } = postgres.value;
   const template = `islet_tpl_${process.pid}`;
   await adminQuery(adminUrl, `drop database if exists ${quoteIdent(template)}`);

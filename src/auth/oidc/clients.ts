@@ -19,6 +19,11 @@ export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exch
 export const LEGACY_CLIENT_ID = 'islet-legacy';
 export const SERVER_CLIENT_ID = 'islet-server';
 export const DEV_CLIENT_ID = 'islet-dev';
+/** The GraphQL playground's sign-in: a public client (PKCE) in every realm while GRAPHQL_PLAYGROUND is on. */
+export const PLAYGROUND_CLIENT_ID = 'islet-playground';
+
+/** The playground's page, `GET /graphql` on PUBLIC_URL: where its sign-in comes back to. */
+export const playgroundRedirectUri = (baseUrl: string) => `${baseUrl}/graphql`;
 
 /** A client as configured (snake_case, as in OIDC client metadata). */
 export interface ClientDefinition {
@@ -117,6 +122,20 @@ export function developmentClient(secret: string): ClientDefinition {
   };
 }
 
+/**
+ * The playground's client: public (a page keeps no secret), so oidc-provider requires PKCE of
+ * it; first party, so no consent step; only its own page as redirect.
+ */
+export function playgroundClient(baseUrl: string): ClientDefinition {
+  return {
+    client_id: PLAYGROUND_CLIENT_ID,
+    grant_types: ['authorization_code', 'refresh_token'],
+    redirect_uris: [playgroundRedirectUri(baseUrl)],
+    post_logout_redirect_uris: [playgroundRedirectUri(baseUrl)],
+    first_party: true,
+  };
+}
+
 /** The clients the service itself uses; their secrets never leave the process. */
 export function internalClients(): ClientDefinition[] {
   return [
@@ -184,13 +203,24 @@ export async function registerClients(orm: Orm, realm: Realm, definitions: Clien
   return differing;
 }
 
-/** Every realm's clients: the internal ones, the development client and OIDC_CLIENTS_FILE's. */
-export function clientsFor(config: Config, devClientSecret: string | undefined): Map<Realm, ClientDefinition[]> {
+/**
+ * Every realm's clients: the internal ones, the development client, the playground's (while it
+ * is on) and OIDC_CLIENTS_FILE's.
+ */
+export function clientsFor(
+  config: Config,
+  devClientSecret: string | undefined,
+  baseUrl: string,
+): Map<Realm, ClientDefinition[]> {
   const configured = config.oidcClientsFile
     ? readClientsFile(config.oidcClientsFile)
     : new Map<Realm, ClientDefinition[]>();
   const development = devClientSecret && config.nodeEnv !== 'production' ? [developmentClient(devClientSecret)] : [];
+  const playground = config.graphqlPlayground ? [playgroundClient(baseUrl)] : [];
   return new Map(
-    REALMS.map((realm) => [realm, [...internalClients(), ...development, ...(configured.get(realm) ?? [])]]),
+    REALMS.map((realm) => [
+      realm,
+      [...internalClients(), ...development, ...playground, ...(configured.get(realm) ?? [])],
+    ]),
   );
 }

@@ -1,0 +1,114 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
+import type { Browser } from 'playwright-core';
+import { signUp, type TestAccount } from '../support/accounts';
+import { startTestApp, type TestApp } from '../support/app';
+import { describeWithBrowser, launchChromium } from '../support/chromium';
+
+/** The query the analyst runs; `me { userId }` in the schema's contract. */
+const ME_QUERY = '{ me { userId } }';
+
+const OUTPUT = path.join(__dirname, '..', '..', 'test-output');
+
+describeWithBrowser('the GraphQL playground in Chromium', () => {
+  let app: TestApp;
+  let browser: Browser;
+  let alice: TestAccount;
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    alice = await signUp(app, 'alice');
+    browser = await launchChromium();
+    fs.mkdirSync(OUTPUT, { recursive: true });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await app?.stop();
+  });
+
+  it('signs in through the realm login page, runs a query with the token, and asks only its own origin', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    await context.clock.install();
+    const requests: string[] = [];
+    const problems: string[] = [];
+    const bearers: string[] = [];
+    const grants: string[] = [];
+    context.on('request', (request) => {
+      requests.push(request.url());
+      const url = new URL(request.url());
+      if (url.pathname === '/graphql' && request.method() === 'POST') bearers.push(request.headers().authorization);
+      if (url.pathname.endsWith('/openid-connect/token'))
+        grants.push(new URLSearchParams(request.postData()!).get('grant_type')!);
+    });
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text());
+    });
+    page.on('pageerror', (error) => problems.push(error.message));
+
+    await page.goto(`${app.url}/graphql`);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL((url) => url.pathname.startsWith('/realms/dev1/'));
+    await page.getByLabel('Email').fill(alice.email);
+    await page.getByLabel('Password').fill(alice.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL((url) => url.pathname === '/graphql' && url.search === '');
+    await expect(page.getByTestId('signed-in-as').textContent()).resolves.toContain(alice.userid);
+
+    // Monaco's query editor: replace the default query with ours, then run it.
+    const editor = page.locator('.graphiql-query-editor .monaco-editor').first();
+    await editor.click();
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.press('Delete');
+    // Completion from the schema (monaco-graphql's worker, served from here too).
+    await page.keyboard.insertText('{ me { user');
+    await page.keyboard.press('Control+Space');
+    const suggestions = page.locator('.suggest-widget');
+    await expect(suggestions.getByText('userId').first().waitFor({ timeout: 20_000 })).resolves.toBeUndefined();
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.press('Delete');
+    await page.keyboard.insertText(ME_QUERY);
+    await page.keyboard.press('ControlOrMeta+Enter');
+    const result = page.locator('.result-window');
+    await expect(result.getByText(alice.userid).first().waitFor({ timeout: 20_000 })).resolves.toBeUndefined();
+    // Monaco lays text out with non-breaking spaces.
+    const shown = (await result.innerText()).replace(/\s+/g, ' ');
+    expect(shown).toContain(`"userId": "${alice.userid}"`);
+    await page.screenshot({ path: path.join(OUTPUT, 'playground.png') });
+    expect(grants).toEqual(['authorization_code']);
+    const first = bearers.at(-1)!;
+    expect(first).toMatch(/^Bearer ey/);
+
+    // Shortly before the access token expires (ACCESS_TOKEN_TTL, 300 s), the page refreshes it.
+    const refreshed = page.waitForResponse((response) => response.url().endsWith('/openid-connect/token'));
+    await page.clock.fastForward('04:40');
+    expect((await refreshed).status()).toBe(200);
+    expect(grants).toEqual(['authorization_code', 'refresh_token']);
+    const again = page.waitForResponse(
+      (response) => response.url().endsWith('/graphql') && response.request().method() === 'POST',
+    );
+    await editor.click();
+    await page.keyboard.press('ControlOrMeta+Enter');
+    expect(await (await again).json()).toEqual({ data: { me: { userId: alice.userid } } });
+    expect(bearers.at(-1)).toMatch(/^Bearer ey/);
+    expect(bearers.at(-1)).not.toBe(first);
+
+    // Signing out ends the realm session too (its logout page), and comes back here.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL((url) => url.pathname.startsWith('/realms/dev1/'));
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL((url) => url.pathname === '/graphql');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.getByLabel('Password').waitFor()).resolves.toBeUndefined();
+
+    const origin = new URL(app.url).origin;
+    expect(requests.length).toBeGreaterThan(5);
+    expect(requests.filter((url) => new URL(url).origin !== origin && !url.startsWith('data:'))).toEqual([]);
+    expect(requests).toContain(`${origin}/graphql/playground/graphql.worker.js`);
+    expect(problems.filter((text) => /Content Security Policy|Refused/i.test(text))).toEqual([]);
+    await context.close();
+  }, 60_000);
+});

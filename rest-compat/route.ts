@@ -31,6 +31,13 @@ export interface RestRoute {
   /** The legacy body for the operation's data; undefined sends an empty body. May throw AppError. */
   respond?: (data: Record<string, unknown>, reply: RestReply, request: RestRequest) => unknown;
   status: number;
+  /**
+   * A connection the legacy operation answers whole (legacy lists have no cursors): the router
+   * runs the document again with `$after` set to the page's `endCursor` while `hasNextPage`, until
+   * `enough` (given the rows so far) says it has what the answer needs, and hands `respond` the
+   * data with every row in the connection's `nodes`.
+   */
+  pages?: { path: readonly string[]; enough?: (rows: number, request: RestRequest) => boolean };
   /** `binary` routes stream the body (blob and device-log uploads); others parse JSON up to 1 MiB. */
   body?: 'json' | 'binary';
   /**

@@ -1,6 +1,14 @@
 import { pipeline } from 'node:stream/promises';
 import express, { type Request, type RequestHandler, type Response } from 'express';
-import { execute, isEnumType, parse, validate, type GraphQLError, type GraphQLSchema } from 'graphql';
+import {
+  execute,
+  isEnumType,
+  parse,
+  validate,
+  type ExecutionResult,
+  type GraphQLError,
+  type GraphQLSchema,
+} from 'graphql';
 import { describeInputError, type EnumValues } from '../src/graphql/errors';
 import { requestLogger } from '../src/http/request-context';
 import { asAppError } from '../src/infra/failures';
@@ -90,6 +98,40 @@ function variablesOf(route: RestRoute, request: RestRequest, scope: Scope): Reco
   }
 }
 
+interface ConnectionPage {
+  nodes: unknown[];
+  pageInfo: { hasNextPage: boolean; endCursor: string | null };
+}
+
+const connectionAt = (data: Record<string, unknown>, path: readonly string[]) =>
+  path.reduce<unknown>((value, key) => (value as Record<string, unknown>)[key], data) as ConnectionPage;
+
+/**
+ * Reads a connection to its end (or until the route has enough rows), page after page, and puts
+ * every row in the first answer's connection. Each page is a full run of the document, with the
+ * same access checks; the first page's data is what the route answers from.
+ */
+async function wholeConnection(
+  data: Record<string, unknown>,
+  pages: NonNullable<RestRoute['pages']>,
+  request: RestRequest,
+  variables: Record<string, unknown>,
+  run: (variables: Record<string, unknown>) => ExecutionResult | Promise<ExecutionResult>,
+): Promise<{ data: Record<string, unknown> } | { errors: readonly GraphQLError[] }> {
+  const connection = connectionAt(data, pages.path);
+  const rows = [...connection.nodes];
+  let info = connection.pageInfo;
+  while (info.hasNextPage && !pages.enough?.(rows.length, request)) {
+    const next = await run({ ...variables, after: info.endCursor });
+    if (next.errors?.length) return { errors: next.errors };
+    const page = connectionAt(next.data ?? {}, pages.path);
+    rows.push(...page.nodes);
+    info = page.pageInfo;
+  }
+  connection.nodes = rows;
+  return { data };
+}
+
 /** How long the rest of a refused upload may take to arrive before its connection is cut. */
 const DISCARD_TIMEOUT_MS = 30_000;
 
@@ -157,10 +199,18 @@ export function restCompatRouter(
       };
       try {
         const variableValues = variablesOf(route, request, scopeOf(res));
-        const result = await execute({ schema, document, contextValue: scopeOf(res), variableValues });
+        const run = (variables: Record<string, unknown>) =>
+          execute({ schema, document, contextValue: scopeOf(res), variableValues: variables });
+        const result = await run(variableValues);
         if (result.errors?.length) return sendExecutionErrors(res, route, result.errors, enumValues);
+        let data = result.data ?? {};
+        if (route.pages) {
+          const whole = await wholeConnection(data, route.pages, request, variableValues, run);
+          if ('errors' in whole) return sendExecutionErrors(res, route, whole.errors, enumValues);
+          data = whole.data;
+        }
         const reply = { header: (name: string, value: string) => res.setHeader(name, value) };
-        const body = route.respond?.(result.data ?? {}, reply, request);
+        const body = route.respond?.(data, reply, request);
         res.status(route.status);
         if (body === undefined) res.end();
         else res.json(body);

@@ -1,14 +1,7 @@
 import { AppError, invalid } from '../../src/kernel/errors';
 import type { DeviceLogsService } from '../../src/domains/device-logs/device-logs.service';
-import {
-  bodyUpload,
-  contentHeaders,
-  dateTimeHeader,
-  dateTimeParameter,
-  digestHeader,
-  integerParameter,
-  requiredHeader,
-} from '../binary';
+import { bodyUpload, contentHeaders, dateTimeHeader, dateTimeParameter, digestHeader, requiredHeader } from '../binary';
+import { legacyPaging } from '../paging';
 import type { ContentRoute, RestRequest, RestRoute } from '../route';
 import { DOWNLOAD_HEADERS } from '../../src/http/security-headers';
 
@@ -19,6 +12,8 @@ function wireLog(log: unknown) {
   const fields = log as Record<string, unknown>;
   return { ...fields, startAtTime: fields.startAt, endAtTime: fields.endAt };
 }
+
+const LOG_PAGES = legacyPaging(['deviceLogs']);
 
 function jsonUpload(request: RestRequest) {
   const mediaType = requiredHeader(request.headers, 'Content-Type');
@@ -34,32 +29,33 @@ export const deviceLogRoutes: RestRoute[] = [
     method: 'post',
     path: '/v1/users/:userId/device_logs',
     body: 'binary',
-    document: `mutation ($userId: ID!, $digest: String!, $start: DateTime!, $end: DateTime!, $content: Upload!) {
-      uploadDeviceLog(userId: $userId, digestMD5: $digest, startAtTime: $start, endAtTime: $end, content: $content) {
-        ${LOG_FIELDS} } }`,
+    document: `mutation ($input: UploadDeviceLogInput!) { uploadDeviceLog(input: $input) { deviceLog { ${LOG_FIELDS} } } }`,
     variables: (request) => ({
-      userId: request.params.userId,
-      digest: digestHeader(request.headers, { required: true }),
-      start: dateTimeHeader(request.headers, 'X-Logs-Start-At-Time'),
-      end: dateTimeHeader(request.headers, 'X-Logs-End-At-Time'),
-      content: jsonUpload(request),
+      input: {
+        userId: request.params.userId,
+        digestMD5: digestHeader(request.headers, { required: true }),
+        startAt: dateTimeHeader(request.headers, 'X-Logs-Start-At-Time'),
+        endAt: dateTimeHeader(request.headers, 'X-Logs-End-At-Time'),
+        content: jsonUpload(request),
+      },
     }),
-    respond: (data) => wireLog(data.uploadDeviceLog),
+    respond: (data) => wireLog((data.uploadDeviceLog as { deviceLog: unknown }).deviceLog),
     status: 201,
   },
   {
     method: 'get',
     path: '/v1/users/:userId/device_logs',
-    document: `query ($userId: ID!, $start: DateTime!, $end: DateTime!, $page: Int, $size: Int) {
-      deviceLogs(userId: $userId, startAtTime: $start, endAtTime: $end, page: $page, size: $size) { ${LOG_FIELDS} } }`,
-    variables: ({ params, query }) => ({
-      userId: params.userId,
-      start: dateTimeParameter(query, 'startAtTime'),
-      end: dateTimeParameter(query, 'endAtTime'),
-      page: integerParameter(query, 'page'),
-      size: integerParameter(query, 'size'),
-    }),
-    respond: (data) => (data.deviceLogs as unknown[]).map(wireLog),
+    document: `query ($userId: ID!, $filter: DeviceLogFilter!, $after: String) {
+      deviceLogs(userId: $userId, filter: $filter, first: 100, after: $after) {
+        nodes { ${LOG_FIELDS} } pageInfo { hasNextPage endCursor } } }`,
+    variables: (request) => {
+      const startAt = dateTimeParameter(request.query, 'startAtTime');
+      const endAt = dateTimeParameter(request.query, 'endAtTime');
+      LOG_PAGES.check(request);
+      return { userId: request.params.userId, filter: { startAt, endAt } };
+    },
+    pages: LOG_PAGES.pages,
+    respond: (data, _reply, request) => LOG_PAGES.rows(data, request).map(wireLog),
     status: 200,
   },
   {

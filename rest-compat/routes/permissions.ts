@@ -1,20 +1,32 @@
 import { invalid, notFound } from '../../src/kernel/errors';
 import { jsonObject } from '../body';
+import { PERMISSION_NAME } from '../enums';
 import type { RestRoute } from '../route';
 
-type Share = { userid: string; permissions: string[] };
+type Share = { userId: string; permissions: string[] };
 
 /** `["view","note"]` → `{"view":{},"note":{}}`: permission values on the wire are empty objects. */
 export type PermissionSet = Record<string, Record<string, never>>;
 
+/** GraphQL permission names (`VIEW`) → the legacy permission set. */
 export function permissionSet(names: readonly string[]): PermissionSet {
-  return Object.fromEntries(names.map((name) => [name, {}]));
+  return Object.fromEntries(names.map((name) => [PERMISSION_NAME.legacy(name), {}]));
 }
 
-/** A permission group as Tidepool answers it: user id → permission set. */
-function groupMap(shares: Share[]): Record<string, PermissionSet> {
-  return Object.fromEntries(shares.map((share) => [share.userid, permissionSet(share.permissions)]));
+/**
+ * A permission group as Tidepool answers it: user id → permission set, the owner first with
+ * `root` (GraphQL lists the other accounts only; the owner's own group is implied).
+ */
+function groupMap(ownerId: string, shares: Share[]): Record<string, PermissionSet> {
+  return {
+    [ownerId]: permissionSet(['ROOT']),
+    ...Object.fromEntries(shares.map((share) => [share.userId, permissionSet(share.permissions)])),
+  };
 }
+
+/** A share list read whole: the router follows `endCursor` while there are more pages. */
+const SHARE_PAGE = 'first: 100, after: $after) { nodes { userId permissions } pageInfo { hasNextPage endCursor } }';
+const sharesOf = (data: Record<string, unknown>, field: string) => (data[field] as { nodes: Share[] }).nodes;
 
 /** The spec says custodians hold `custodial`; Tidepool (and this API) names it `custodian`. */
 const ALIASES: Record<string, string> = { custodial: 'custodian' };
@@ -22,29 +34,32 @@ const ALIASES: Record<string, string> = { custodial: 'custodian' };
 /** `{"view":{},"note":{}}` → `["view","note"]`; every value must be an empty object. */
 function permissionNames(body: unknown): string[] {
   const set = jsonObject(body, 'Permission set');
-  return Object.entries(set).map(([name, value]) => {
+  const names = Object.entries(set).map(([name, value]) => {
     const empty =
       value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0;
     if (!empty) throw invalid(`Permission "${name}" must have an empty object {} as its value`, name);
     return ALIASES[name] ?? name;
   });
+  return PERMISSION_NAME.values(names, 'names');
 }
 
 export const permissionRoutes: RestRoute[] = [
   {
     method: 'get',
     path: '/access/groups/:userId',
-    document: 'query ($id: ID!) { accessibleGroups(userId: $id) { userid permissions } }',
+    document: `query ($id: ID!, $after: String) { accessibleGroups(userId: $id, ${SHARE_PAGE} }`,
     variables: ({ params }) => ({ id: params.userId }),
-    respond: (data) => groupMap(data.accessibleGroups as Share[]),
+    pages: { path: ['accessibleGroups'] },
+    respond: (data, _reply, { params }) => groupMap(params.userId, sharesOf(data, 'accessibleGroups')),
     status: 200,
   },
   {
     method: 'get',
     path: '/access/:sharerId',
-    document: 'query ($id: ID!) { groupMembers(sharerId: $id) { userid permissions } }',
+    document: `query ($id: ID!, $after: String) { groupMembers(sharerId: $id, ${SHARE_PAGE} }`,
     variables: ({ params }) => ({ id: params.sharerId }),
-    respond: (data) => groupMap(data.groupMembers as Share[]),
+    pages: { path: ['groupMembers'] },
+    respond: (data, _reply, { params }) => groupMap(params.sharerId, sharesOf(data, 'groupMembers')),
     status: 200,
   },
   {
@@ -62,10 +77,11 @@ export const permissionRoutes: RestRoute[] = [
   {
     method: 'post',
     path: '/access/:sharerId/:userId',
-    document:
-      'mutation ($sharer: ID!, $user: ID!, $names: [PermissionName!]!) { setPermissions(sharerId: $sharer, userId: $user, permissions: $names) }',
-    variables: ({ params, body }) => ({ sharer: params.sharerId, user: params.userId, names: permissionNames(body) }),
-    respond: (data) => permissionSet(data.setPermissions as string[]),
+    document: 'mutation ($input: SetPermissionsInput!) { setPermissions(input: $input) { permissions } }',
+    variables: ({ params, body }) => ({
+      input: { sharerId: params.sharerId, userId: params.userId, permissions: permissionNames(body) },
+    }),
+    respond: (data) => permissionSet((data.setPermissions as { permissions: string[] }).permissions),
     status: 200,
   },
 ];

@@ -27,17 +27,19 @@ function header(headers: IncomingHttpHeaders, name: string): string {
   return (Array.isArray(value) ? value[0] : value)?.trim() ?? '';
 }
 
-const withToken = (field: string, body: (session: Record<string, unknown>) => unknown) => {
+/** Sends the payload's session token as a header; `body` turns the payload into the legacy body. */
+const withToken = (field: string, body: (payload: Record<string, unknown>) => unknown) => {
   return (data: Record<string, unknown>, reply: RestReply) => {
-    const session = data[field] as Record<string, unknown>;
-    reply.header(TOKEN_HEADER, String(session.token));
-    return body(session);
+    const payload = data[field] as { session: { token: string } } & Record<string, unknown>;
+    reply.header(TOKEN_HEADER, payload.session.token);
+    return body(payload);
   };
 };
 
+/** Tidepool's TokenData, from a session or a token info. */
 const tokenData = (info: Record<string, unknown>) => ({
-  userid: info.userid,
-  isserver: info.isserver,
+  userid: info.userId,
+  isserver: info.isServer,
   expires_at: Math.floor(Date.parse(String(info.expiresAt)) / 1000),
 });
 
@@ -45,7 +47,7 @@ export const sessionRoutes: RestRoute[] = [
   {
     method: 'post',
     path: '/auth/user',
-    document: `mutation ($input: SignUpInput!) { signUp(input: $input) { token user { ${USER_FIELDS} } } }`,
+    document: `mutation ($input: SignUpInput!) { signUp(input: $input) { session { token } user { ${USER_FIELDS} } } }`,
     variables: ({ body }) => ({ input: withTypes(jsonObject(body), SIGN_UP_TYPES) }),
     respond: withToken('signUp', (session) => legacyUser(session.user)),
     status: 201,
@@ -53,31 +55,33 @@ export const sessionRoutes: RestRoute[] = [
   {
     method: 'post',
     path: '/auth/login',
-    document: `mutation ($username: String!, $password: String!) { logIn(username: $username, password: $password) { token user { ${USER_FIELDS} } } }`,
-    variables: ({ headers }) => basicCredentials(headers),
+    document: `mutation ($input: LogInInput!) { logIn(input: $input) { session { token } user { ${USER_FIELDS} } } }`,
+    variables: ({ headers }) => ({ input: basicCredentials(headers) }),
     respond: withToken('logIn', (session) => legacyUser(session.user)),
     status: 200,
   },
   {
     method: 'get',
     path: '/auth/login',
-    document: 'mutation { refreshSession { token userid isserver: isServer expiresAt } }',
-    respond: withToken('refreshSession', tokenData),
+    document: 'mutation { refreshSession { session { token userId isServer expiresAt } } }',
+    respond: withToken('refreshSession', (payload) => tokenData(payload.session as Record<string, unknown>)),
     status: 200,
   },
   {
     method: 'post',
     path: '/auth/logout',
-    document: 'mutation { logOut }',
+    document: 'mutation { logOut { loggedOut } }',
     status: 200,
   },
   {
     method: 'post',
     path: '/auth/serverlogin',
-    document: 'mutation ($name: String!, $secret: String!) { serverLogIn(name: $name, secret: $secret) { token } }',
+    document: 'mutation ($input: ServerLogInInput!) { serverLogIn(input: $input) { session { token } } }',
     variables: ({ headers }) => ({
-      name: header(headers, 'x-tidepool-server-name'),
-      secret: header(headers, 'x-tidepool-server-secret'),
+      input: {
+        name: header(headers, 'x-tidepool-server-name'),
+        secret: header(headers, 'x-tidepool-server-secret'),
+      },
     }),
     respond: withToken('serverLogIn', () => undefined),
     status: 200,
@@ -85,14 +89,14 @@ export const sessionRoutes: RestRoute[] = [
   {
     method: 'get',
     path: '/auth/token',
-    document: 'query { tokenInfo { userid isserver expiresAt } }',
+    document: 'query { tokenInfo { userId isServer expiresAt } }',
     respond: (data) => tokenData(data.tokenInfo as Record<string, unknown>),
     status: 200,
   },
   {
     method: 'get',
     path: '/auth/token/:token',
-    document: 'query ($token: String!) { tokenInfo(token: $token) { userid isserver expiresAt } }',
+    document: 'query ($token: String!) { tokenInfo(token: $token) { userId isServer expiresAt } }',
     variables: ({ params }) => ({ token: params.token }),
     respond: (data) => tokenData(data.tokenInfo as Record<string, unknown>),
     status: 200,

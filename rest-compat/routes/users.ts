@@ -2,8 +2,9 @@ import { invalid } from '../../src/kernel/errors';
 import { compact, jsonObject, optionalJsonObject, without, withTypes, type JsonType } from '../body';
 import type { RestRequest, RestRoute } from '../route';
 
+/** The fields of a legacy user, under their legacy names (aliases translate the GraphQL ones). */
 export const USER_FIELDS =
-  'userid username emails roles emailVerified termsAccepted createdTime createdUserId modifiedTime modifiedUserId passwordExists';
+  'userid: userId username emails roles emailVerified termsAccepted createdTime createdUserId modifiedTime modifiedUserId passwordExists: hasPassword';
 
 /** A user as Tidepool serialises it: empty keys omitted, emailVerified always present. */
 export function legacyUser(user: unknown): Record<string, unknown> {
@@ -53,6 +54,18 @@ export function updateInput({ body }: RestRequest): Record<string, unknown> {
 }
 
 const asUser = (field: string) => (data: Record<string, unknown>) => legacyUser(data[field]);
+/** For mutations, whose payload holds the user. */
+const asPayloadUser = (field: string) => (data: Record<string, unknown>) =>
+  legacyUser((data[field] as { user: unknown }).user);
+
+/**
+ * A body key the GraphQL input holds for the path's id: refused as GraphQL refused it before the
+ * id moved into the input, so the body cannot name another account.
+ */
+function withPathId(input: Record<string, unknown>, key: string, id: string): Record<string, unknown> {
+  if (key in input) throw invalid(`${key} is not a known field`, key);
+  return { ...input, [key]: id };
+}
 
 export const userRoutes: RestRoute[] = [
   {
@@ -65,9 +78,9 @@ export const userRoutes: RestRoute[] = [
   {
     method: 'put',
     path: '/auth/user',
-    document: `mutation ($input: UserUpdateInput!) { updateMe(input: $input) { ${USER_FIELDS} } }`,
+    document: `mutation ($input: UpdateMeInput!) { updateMe(input: $input) { user { ${USER_FIELDS} } } }`,
     variables: (request) => ({ input: updateInput(request) }),
-    respond: asUser('updateMe'),
+    respond: asPayloadUser('updateMe'),
     status: 200,
   },
   ...['/auth/user/:userId', '/v1/users/:userId'].map((path): RestRoute => ({
@@ -81,27 +94,28 @@ export const userRoutes: RestRoute[] = [
   {
     method: 'put',
     path: '/auth/user/:userId',
-    document: `mutation ($id: ID!, $input: UserUpdateInput!) { updateUser(id: $id, input: $input) { ${USER_FIELDS} } }`,
-    variables: (request) => ({ id: request.params.userId, input: updateInput(request) }),
-    respond: asUser('updateUser'),
+    document: `mutation ($input: UpdateUserInput!) { updateUser(input: $input) { user { ${USER_FIELDS} } } }`,
+    variables: (request) => ({ input: withPathId(updateInput(request), 'userId', request.params.userId) }),
+    respond: asPayloadUser('updateUser'),
     status: 200,
   },
   {
     method: 'post',
     path: '/auth/user/:userId/user',
-    document: `mutation ($custodian: ID!, $input: CustodialUserInput!) { createCustodialUser(custodianId: $custodian, input: $input) { ${USER_FIELDS} } }`,
+    document: `mutation ($input: CreateCustodialUserInput!) { createCustodialUser(input: $input) { user { ${USER_FIELDS} } } }`,
     variables: ({ params, body }) => ({
-      custodian: params.userId,
-      input: withTypes(optionalJsonObject(body), CUSTODIAL_TYPES),
+      input: withPathId(withTypes(optionalJsonObject(body), CUSTODIAL_TYPES), 'custodianId', params.userId),
     }),
-    respond: asUser('createCustodialUser'),
+    respond: asPayloadUser('createCustodialUser'),
     status: 201,
   },
   ...['/auth/user/:userId', '/v1/users/:userId'].map((path): RestRoute => ({
     method: 'delete',
     path,
-    document: 'mutation ($id: ID!, $password: String) { deleteUser(id: $id, password: $password) }',
-    variables: ({ params, body }) => ({ id: params.userId, password: optionalJsonObject(body).password ?? null }),
+    document: 'mutation ($input: DeleteUserInput!) { deleteUser(input: $input) { deletedUserId } }',
+    variables: ({ params, body }) => ({
+      input: { userId: params.userId, password: optionalJsonObject(body).password ?? null },
+    }),
     status: 204,
     // The specification answers a refused deletion with 401, where other operations say 403.
     errorStatus: { FORBIDDEN: 401 },

@@ -1,12 +1,22 @@
 import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import type { Scope } from '../kernel/scope';
 import { SignUpInput, User } from '../domains/users/user.types';
-import { SessionsService, type Session } from './sessions.service';
-import { SessionPayload, TokenInfo } from './sessions.types';
+import { SessionsService, type Session as SessionRecord } from './sessions.service';
+import {
+  LogInInput,
+  LogInPayload,
+  LogOutPayload,
+  RefreshSessionPayload,
+  ServerLogInInput,
+  ServerLogInPayload,
+  Session,
+  SignUpPayload,
+  TokenInfo,
+} from './sessions.types';
 
-function payload(session: Session, user: User | null): SessionPayload {
-  const { token, expiresAt, isServer, subject: userid } = session;
-  return Object.assign(new SessionPayload(), { token, expiresAt, isServer, userid, user });
+function session(record: SessionRecord): Session {
+  const { token, expiresAt, isServer, subject: userId } = record;
+  return Object.assign(new Session(), { token, expiresAt, isServer, userId });
 }
 
 /**
@@ -19,41 +29,68 @@ export const CREDENTIAL_FREE_MUTATIONS: ReadonlySet<string> = new Set(['signUp',
 export class SessionsResolver {
   constructor(private readonly sessions: SessionsService) {}
 
-  @Mutation(() => SessionPayload, { description: 'Creates an account and logs it in.' })
-  async signUp(@Arg('input') input: SignUpInput, @Ctx() scope: Scope): Promise<SessionPayload> {
-    const { session, user } = await this.sessions.signUp(scope, input);
-    return payload(session, User.from(user, scope.principal));
-  }
-
-  @Mutation(() => SessionPayload, { description: 'Legacy login with a username (or email) and password.' })
-  async logIn(
-    @Arg('username') username: string,
-    @Arg('password') password: string,
+  @Mutation(() => SignUpPayload, { description: 'Creates an account with a login and starts a session of it.' })
+  async signUp(
+    @Arg('input', () => SignUpInput, { description: 'The new account.' }) input: SignUpInput,
     @Ctx() scope: Scope,
-  ): Promise<SessionPayload> {
-    const { session, user } = await this.sessions.logIn(scope, username, password);
-    return payload(session, User.from(user, scope.principal));
+  ): Promise<SignUpPayload> {
+    const created = await this.sessions.signUp(scope, input);
+    return Object.assign(new SignUpPayload(), {
+      session: session(created.session),
+      user: User.from(created.user, scope.principal),
+    });
   }
 
-  @Mutation(() => SessionPayload, { description: 'A server token for a backend service that knows the server secret.' })
-  async serverLogIn(@Arg('name') name: string, @Arg('secret') secret: string): Promise<SessionPayload> {
-    return payload(await this.sessions.serverLogIn(name, secret), null);
+  @Mutation(() => LogInPayload, {
+    description: 'Legacy login with a username (or email address) and password; OIDC clients use the realm instead.',
+  })
+  async logIn(
+    @Arg('input', () => LogInInput, { description: 'The credentials.' }) input: LogInInput,
+    @Ctx() scope: Scope,
+  ): Promise<LogInPayload> {
+    const started = await this.sessions.logIn(scope, input.username, input.password);
+    return Object.assign(new LogInPayload(), {
+      session: session(started.session),
+      user: User.from(started.user, scope.principal),
+    });
   }
 
-  @Mutation(() => SessionPayload, { description: "A new token for the caller's session." })
-  async refreshSession(@Ctx() scope: Scope): Promise<SessionPayload> {
-    return payload(await this.sessions.refresh(scope.principal), null);
+  @Mutation(() => ServerLogInPayload, {
+    description: 'A server session for a backend service that knows the server secret.',
+  })
+  async serverLogIn(
+    @Arg('input', () => ServerLogInInput, { description: 'The service name and the server secret.' })
+    input: ServerLogInInput,
+  ): Promise<ServerLogInPayload> {
+    return Object.assign(new ServerLogInPayload(), {
+      session: session(await this.sessions.serverLogIn(input.name, input.secret)),
+    });
   }
 
-  @Mutation(() => Boolean, { description: "Ends the caller's session; true even without one." })
-  async logOut(@Ctx() scope: Scope): Promise<boolean> {
+  @Mutation(() => RefreshSessionPayload, {
+    description: "A new token (and expiry) for the caller's legacy session; the old token stops working.",
+  })
+  async refreshSession(@Ctx() scope: Scope): Promise<RefreshSessionPayload> {
+    return Object.assign(new RefreshSessionPayload(), {
+      session: session(await this.sessions.refresh(scope.principal)),
+    });
+  }
+
+  @Mutation(() => LogOutPayload, { description: "Ends the caller's session; succeeds even without one." })
+  async logOut(@Ctx() scope: Scope): Promise<LogOutPayload> {
     await this.sessions.logOut(scope.principal);
-    return true;
+    return Object.assign(new LogOutPayload(), { loggedOut: true });
   }
 
-  @Query(() => TokenInfo, { description: "The caller's token, or (server tokens only) another one." })
+  @Query(() => TokenInfo, {
+    description: "What the caller's token stands for, or (server tokens only) what another token stands for.",
+  })
   async tokenInfo(
-    @Arg('token', () => String, { nullable: true }) token: string | null,
+    @Arg('token', () => String, {
+      nullable: true,
+      description: 'Another token to inspect; only server tokens may ask. Omit it for the caller’s own.',
+    })
+    token: string | null,
     @Ctx() scope: Scope,
   ): Promise<TokenInfo> {
     return Object.assign(new TokenInfo(), await this.sessions.tokenInfo(scope, token));

@@ -24,8 +24,9 @@ export interface Session {
 }
 
 export interface TokenInfo {
-  userid: string;
-  isserver: boolean;
+  /** The user id, or the client id of a server token. */
+  userId: string;
+  isServer: boolean;
   expiresAt: Date;
 }
 
@@ -146,8 +147,8 @@ export class SessionsService {
       subject = await this.authenticator.principal({ 'x-tidepool-session-token': token });
     }
     return {
-      userid: subject.userId ?? subject.clientId ?? '',
-      isserver: subject.isServer,
+      userId: subject.userId ?? subject.clientId ?? '',
+      isServer: subject.isServer,
       expiresAt: new Date(subject.expiresAt! * 1000),
     };
   }

@@ -5,8 +5,11 @@ import { DEFAULT_LIST_LENGTH, DEFAULT_PAGE_SIZE, MAX_QUERY_NODES } from './limit
 
 const schema = buildSchema(`
   type Blob { id: ID, size: Int }
-  type User { id: ID, emails: [String!]!, blobs(page: Int, size: Int): [Blob!]!, sharedWith: [User!]!, friend: User }
-  type Query { me: User, users(ids: [ID!]!): [User]!, blobs(size: Int): [Blob!]! }
+  type PageInfo { hasNextPage: Boolean!, endCursor: String }
+  type BlobEdge { cursor: String!, node: Blob! }
+  type BlobConnection { edges: [BlobEdge!]!, nodes: [Blob!]!, pageInfo: PageInfo!, totalCount: Int! }
+  type User { id: ID, emails: [String!]!, blobs(first: Int, after: String): BlobConnection!, sharedWith: [User!]!, friend: User }
+  type Query { me: User, users(ids: [ID!]!): [User]!, blobs(first: Int, after: String): BlobConnection! }
 `);
 const cost = (query: string, variables?: Record<string, unknown>) =>
   queryCost(schema, parse(query), variables, undefined);
@@ -14,20 +17,32 @@ const cost = (query: string, variables?: Record<string, unknown>) =>
 describe('queryCost', () => {
   it('counts one per value, times the items of each list', () => {
     expect(cost('{ me { id } }')).toBe(2);
-    expect(cost('{ me { id emails friend { id } } }')).toBe(1 + 1 + 1 + 2);
+    // A list of scalars costs its items: emails are priced as a default list.
+    expect(cost('{ me { id emails friend { id } } }')).toBe(1 + 1 + DEFAULT_LIST_LENGTH + 2);
     expect(cost('{ me { sharedWith { id } } }')).toBe(1 + DEFAULT_LIST_LENGTH * 2);
   });
 
-  it('prices lists by their size argument, the default page when none is given, and ids by their count', () => {
-    expect(cost('{ blobs(size: 1000) { id size } }')).toBe(1000 * 3);
-    expect(cost('{ blobs { id } }')).toBe(DEFAULT_PAGE_SIZE * 2);
-    expect(cost('query ($ids: [ID!]!) { users(ids: $ids) { blobs(size: 10) { id } } }', { ids: ['a', 'b', 'a'] })).toBe(
-      3 * (1 + 10 * 2),
+  it('prices connections by first, the default page when none is given, and ids by their count', () => {
+    expect(cost('{ blobs(first: 100) { nodes { id size } } }')).toBe(100 * (1 + 3));
+    expect(cost('{ blobs { nodes { id } } }')).toBe(DEFAULT_PAGE_SIZE * (1 + 2));
+    expect(cost('{ blobs(first: 10) { totalCount edges { cursor node { id } } pageInfo { hasNextPage } } }')).toBe(
+      10 * (1 + 1 + (1 + 1 + 2) + (1 + 1)),
     );
+    expect(
+      cost('query ($ids: [ID!]!) { users(ids: $ids) { blobs(first: 10) { nodes { id } } } }', { ids: ['a', 'b', 'a'] }),
+    ).toBe(3 * (1 + 10 * (1 + 2)));
   });
 
-  it('never lets a negative size lower the cost of the rest', () => {
-    expect(cost('{ a: blobs(size: -1000000) { id } b: blobs(size: 1000) { id } }')).toBe(2 + 2000);
+  it.each([0, -1, 101, -1000000])('refuses first: %p before anything runs, naming first', (first) => {
+    expect(() => cost(`{ a: blobs(first: ${first}) { nodes { id } } }`)).toThrow(
+      expect.objectContaining({
+        message: 'first must be an integer from 1 to 100',
+        extensions: expect.objectContaining({ code: 'BAD_USER_INPUT', field: 'first' }),
+      }),
+    );
+    expect(() => cost('query ($n: Int) { me { blobs(first: $n) { nodes { id } } } }', { n: first })).toThrow(
+      expect.objectContaining({ extensions: expect.objectContaining({ code: 'BAD_USER_INPUT', field: 'first' }) }),
+    );
   });
 
   it('prices introspection at 1, so tools can read the whole schema', () => {

@@ -3,35 +3,53 @@ import {
   getNamedType,
   getNullableType,
   GraphQLError,
+  isEnumType,
   isLeafType,
   isListType,
+  isObjectType,
   type DocumentNode,
   type GraphQLSchema,
 } from 'graphql';
 import { fieldExtensionsEstimator, getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
 import { isAppError } from '../kernel/errors';
-import { DEFAULT_LIST_LENGTH, DEFAULT_PAGE_SIZE, MAX_QUERY_COST, MAX_QUERY_NODES } from './limits';
+import { QUERY_TOO_COMPLEX } from './errors';
+import { assertFirst } from '../kernel/paging';
+import { DEFAULT_LIST_LENGTH, MAX_QUERY_COST, MAX_QUERY_NODES } from './limits';
 
-/** How many items a field answers per parent: its page size, its ids, or a default for lists. */
-function expectedItems(field: Parameters<ComplexityEstimator>[0]['field'], args: Record<string, unknown>): number {
-  // At least 1: a negative size is refused by its resolver, and must not offset the cost of others.
-  if (typeof args.size === 'number') return Math.max(1, args.size);
-  if (field.args.some((arg) => arg.name === 'size')) return DEFAULT_PAGE_SIZE;
+/** A connection type (`BlobConnection`): its `edges` and `nodes` hold the page its field asked for. */
+const isConnection = (type: unknown) => isObjectType(type) && type.name.endsWith('Connection');
+
+/**
+ * How many items a field answers per parent: a connection its `first` (checked here, before
+ * anything runs: 1 to 100, 100 when omitted), a batch lookup its ids, a list inside a connection
+ * 1 (the connection was priced per item), other lists a default.
+ */
+function expectedItems(
+  field: Parameters<ComplexityEstimator>[0]['field'],
+  args: Record<string, unknown>,
+  parent: Parameters<ComplexityEstimator>[0]['type'],
+): number {
+  if (field.args.some((arg) => arg.name === 'first')) return assertFirst(args.first as number | null | undefined);
   if (Array.isArray(args.ids)) return Math.max(1, args.ids.length);
+  if (isConnection(parent)) return 1;
   return isListType(getNullableType(field.type)) ? DEFAULT_LIST_LENGTH : 1;
 }
 
 /**
- * A field costs 1 per value it puts in the answer: a scalar (or list of scalars) 1, an object 1
- * plus its fields, times the items of its list. So the cost approximates the answer's size.
- * Introspection (`__schema`, `__type`) answers the schema, whose size is fixed and small, with
- * its nesting bounded by graphql-js's MaxIntrospectionDepthRule: it costs 1, or tools asking
- * for the whole schema would be refused.
+ * A field costs 1 per value it puts in the answer: a scalar 1, a list of scalars its items (an
+ * account's emails: at most 10; a list of enum values: at most each value once), an object 1 plus its fields, times the items of its list. So the
+ * cost approximates the answer's size. Introspection (`__schema`, `__type`) answers the schema,
+ * whose size is fixed and small, with its nesting bounded by graphql-js's
+ * MaxIntrospectionDepthRule: it costs 1, or tools asking for the whole schema would be refused.
  */
-export const listSizeEstimator: ComplexityEstimator = ({ field, args, childComplexity }) =>
-  isLeafType(getNamedType(field.type)) || field.name.startsWith('__')
-    ? 1
-    : expectedItems(field, args) * (1 + childComplexity);
+export const listSizeEstimator: ComplexityEstimator = ({ type, field, args, childComplexity }) => {
+  if (field.name.startsWith('__')) return 1;
+  const leaf = getNamedType(field.type);
+  // A list of enum values holds each value at most once (an account's permissions: 5 at most).
+  if (isEnumType(leaf) && isListType(getNullableType(field.type))) return leaf.getValues().length;
+  if (isLeafType(leaf)) return expectedItems(field, args, type);
+  return expectedItems(field, args, type) * (1 + childComplexity);
+};
 
 /** A field's own `complexity` (type-graphql's option) first, then the size estimate. */
 const estimators = [fieldExtensionsEstimator(), listSizeEstimator];
@@ -41,11 +59,11 @@ const estimators = [fieldExtensionsEstimator(), listSizeEstimator];
  * variable keeps its nodes and cause, as Apollo's own UserInputError does, so it is reported
  * as execution would have reported it.
  */
-const refusal = (message: string, code = 'GRAPHQL_VALIDATION_FAILED', cause?: GraphQLError) =>
+const refusal = (message: string, code = QUERY_TOO_COMPLEX, cause?: GraphQLError, field?: unknown) =>
   new GraphQLError(message, {
     nodes: cause?.nodes,
     originalError: cause && (cause.originalError ?? cause),
-    extensions: { code, http: { status: 400 } },
+    extensions: { code, http: { status: 400 }, ...(typeof field === 'string' ? { field } : {}) },
   });
 
 /**
@@ -69,7 +87,7 @@ export function queryCost(
       maxQueryNodes: MAX_QUERY_NODES,
     });
   } catch (error) {
-    if (isAppError(error)) throw refusal(error.message, 'BAD_USER_INPUT');
+    if (isAppError(error)) throw refusal(error.message, 'BAD_USER_INPUT', undefined, error.details.field);
     if (!(error instanceof GraphQLError)) throw error;
     // graphql-query-complexity's node budget; its message does not say how large it is.
     if (error.message.includes('maximum allowed number of nodes'))
@@ -81,7 +99,7 @@ export function queryCost(
 
 /**
  * Refuses, after parsing and validation and before any resolver runs, operations costing more
- * than MAX_QUERY_COST and subscriptions. The cost depends on the variables (`ids`, `size`), so it
+ * than MAX_QUERY_COST and subscriptions. The cost depends on the variables (`ids`, `first`), so it
  * is checked per request here rather than as a validation rule, whose result Apollo caches per
  * document.
  */

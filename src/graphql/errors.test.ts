@@ -16,7 +16,8 @@ import {
   validate,
   GraphQLError,
 } from 'graphql';
-import { describeInputError } from './errors';
+import { AppError } from '../kernel/errors';
+import { describeInputError, edgeErrorBody, formatError, GRAPHQL_ERROR_CODE, QUERY_TOO_COMPLEX } from './errors';
 import { DateTimeScalar } from './scalars';
 
 const Status = new GraphQLEnumType({ name: 'Status', values: { created: {}, available: {} } });
@@ -178,5 +179,59 @@ describe('describeInputError on literals', () => {
   it('leaves other messages as they are', () => {
     const [missing] = literalErrors('mutation { signUp(input: {username: "a", emails: []}) }');
     expect(describe_(missing).message).toBe(missing.message);
+  });
+});
+
+describe('formatError', () => {
+  const located = (original: Error) => new GraphQLError(original.message, { path: ['field'], originalError: original });
+
+  it.each([
+    [new AppError('INVALID', 'username must be an email address', { field: 'username' }), 'BAD_USER_INPUT'],
+    [new AppError('TOO_LARGE', 'The content is larger than the limit'), 'PAYLOAD_TOO_LARGE'],
+    [new AppError('DIGEST_MISMATCH', 'The digest differs', { field: 'digestMD5' }), 'BAD_USER_INPUT'],
+    [new AppError('PASSWORD_REQUIRED', 'Confirm with the current password'), 'FORBIDDEN'],
+    [new AppError('NOT_FOUND', 'Blob x does not exist'), 'NOT_FOUND'],
+  ])('answers %p with the GraphQL code %s, keeping its field', (error, code) => {
+    const formatted = formatError({ message: error.message, path: ['field'] }, located(error));
+    expect(formatted).toEqual({
+      message: error.message,
+      path: ['field'],
+      extensions: { ...error.details, code },
+    });
+  });
+
+  it('answers each kernel code with one of the documented GraphQL codes', () => {
+    const documented = ['UNAUTHENTICATED', 'FORBIDDEN', 'NOT_FOUND', 'BAD_USER_INPUT', 'CONFLICT'];
+    documented.push('PAYLOAD_TOO_LARGE', 'UNAVAILABLE', 'RATE_LIMITED');
+    expect(Object.values(GRAPHQL_ERROR_CODE).every((code) => documented.includes(code))).toBe(true);
+  });
+
+  it('keeps the code a request-limit rule gave, and hides anything unexpected', () => {
+    const rule = new GraphQLError('Query has 31 aliases, more than 30', { extensions: { code: QUERY_TOO_COMPLEX } });
+    const wrapped = new GraphQLError(rule.message, {
+      originalError: rule,
+      extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+    });
+    expect(formatError({ message: rule.message, extensions: wrapped.extensions }, wrapped).extensions).toEqual({
+      code: QUERY_TOO_COMPLEX,
+    });
+    const bug = located(new Error('select * from users where secret = 1'));
+    expect(formatError({ message: bug.message, path: ['field'] }, bug)).toEqual({
+      message: 'Internal server error',
+      path: ['field'],
+      extensions: { code: 'INTERNAL_SERVER_ERROR' },
+    });
+  });
+});
+
+describe('edgeErrorBody', () => {
+  it('answers a refusal at the HTTP edge with the GraphQL code and the field', () => {
+    expect(edgeErrorBody(new AppError('INVALID', 'query must not contain NUL characters', { field: 'query' }))).toEqual(
+      {
+        errors: [
+          { message: 'query must not contain NUL characters', extensions: { code: 'BAD_USER_INPUT', field: 'query' } },
+        ],
+      },
+    );
   });
 });

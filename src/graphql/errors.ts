@@ -1,9 +1,47 @@
 import { asAppError } from '../infra/failures';
-import { isAppError } from '../kernel/errors';
+import { requestScope } from '../infra/logger';
+import { isAppError, type AppError, type ErrorCode } from '../kernel/errors';
 import { truncate } from '../kernel/validation';
 import { InputRuleError } from './scalars';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+
+/**
+ * The `extensions.code` values a GraphQL client sees (the README lists them), one per kernel
+ * AppError code. The REST layer maps the same AppError codes to HTTP statuses in its own table.
+ */
+export const GRAPHQL_ERROR_CODE: Record<ErrorCode, string> = {
+  UNAUTHENTICATED: 'UNAUTHENTICATED',
+  FORBIDDEN: 'FORBIDDEN',
+  // A credential change without the current password: refused, like any other missing right.
+  PASSWORD_REQUIRED: 'FORBIDDEN',
+  NOT_FOUND: 'NOT_FOUND',
+  INVALID: 'BAD_USER_INPUT',
+  CONFLICT: 'CONFLICT',
+  TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  UNSUPPORTED_MEDIA_TYPE: 'BAD_USER_INPUT',
+  DIGEST_MISMATCH: 'BAD_USER_INPUT',
+  RATE_LIMITED: 'RATE_LIMITED',
+  UNAVAILABLE: 'UNAVAILABLE',
+};
+
+/** Refusals of the request limits (depth, aliases, root fields, tokens, cost). */
+export const QUERY_TOO_COMPLEX = 'QUERY_TOO_COMPLEX';
+
+/** The id of the request being served, which its log lines carry too. */
+const requestIdOf = (): Record<string, string> => {
+  const requestId = requestScope.getStore()?.requestId;
+  return requestId === undefined ? {} : { requestId };
+};
+
+/**
+ * The body /graphql answers when the HTTP edge refuses a request before Apollo runs (a body that
+ * does not parse, a NUL, a list over its bound): the same codes and request id as Apollo's errors.
+ */
+export function edgeErrorBody(error: AppError): { errors: GraphQLFormattedError[] } {
+  const extensions = { ...error.details, code: GRAPHQL_ERROR_CODE[error.code], ...requestIdOf() };
+  return { errors: [{ message: error.message, extensions }] };
+}
 
 /** Codes graphql-js and Apollo produce for malformed operations; they pass through unchanged. */
 const CLIENT_ERROR_CODES = new Set([
@@ -11,6 +49,7 @@ const CLIENT_ERROR_CODES = new Set([
   'GRAPHQL_VALIDATION_FAILED',
   'BAD_USER_INPUT',
   'BAD_REQUEST',
+  QUERY_TOO_COMPLEX,
   'OPERATION_RESOLUTION_FAILURE',
   'PERSISTED_QUERY_NOT_FOUND',
   'PERSISTED_QUERY_NOT_SUPPORTED',
@@ -107,6 +146,30 @@ export function describeInputError(
   return { message };
 }
 
+/** Codes this service's own validation rules set (limits.ts, list-limit.ts), kept through Apollo. */
+const RULE_CODES = new Set([QUERY_TOO_COMPLEX, 'BAD_USER_INPUT']);
+
+/**
+ * The code and field one of this service's validation rules gave its refusal. Apollo re-codes
+ * validation-rule errors GRAPHQL_VALIDATION_FAILED (keeping the rule's error as the original)
+ * and parse errors GRAPHQL_PARSE_FAILED, where graphql-js's token budget is a request limit.
+ */
+function ruleRefusal(error: unknown): { code: string; field?: string } | undefined {
+  const extensionsOf = (value: unknown) =>
+    (value as { extensions?: { code?: unknown; field?: unknown } } | undefined)?.extensions;
+  for (const candidate of [error, (error as { originalError?: unknown }).originalError]) {
+    const extensions = extensionsOf(candidate);
+    if (typeof extensions?.code === 'string' && RULE_CODES.has(extensions.code) && candidate instanceof GraphQLError) {
+      const field = typeof extensions.field === 'string' ? { field: extensions.field } : {};
+      // A rule's own refusal, not a graphql-js coercion error (those go through describeInputError).
+      if (candidate.originalError === undefined || candidate !== error) return { code: extensions.code, ...field };
+    }
+  }
+  const tokens = /Document contains more tha[nt] \d+ tokens/.test((error as Error).message ?? '');
+  if (extensionsOf(error)?.code === 'GRAPHQL_PARSE_FAILED' && tokens) return { code: QUERY_TOO_COMPLEX };
+  return undefined;
+}
+
 /**
  * The GraphQL half of "one error family mapped once per transport": AppError codes go into
  * `extensions.code`; anything unexpected is hidden behind a generic message (and logged by the
@@ -119,19 +182,32 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
       message: original.message,
       locations: formatted.locations,
       path: formatted.path,
-      extensions: { ...original.details, code: original.code },
+      extensions: { ...original.details, code: GRAPHQL_ERROR_CODE[original.code], ...requestIdOf() },
     };
+  }
+  const refusal = ruleRefusal(error);
+  if (refusal) {
+    return { message: formatted.message, locations: formatted.locations, extensions: { ...refusal, ...requestIdOf() } };
   }
   const code = formatted.extensions?.code;
   if (typeof code === 'string' && INPUT_ERROR_CODES.has(code)) {
     const problem = describeInputError(formatted.message, (error as { originalError?: unknown }).originalError);
-    const field = problem.field === undefined ? {} : { field: problem.field };
-    return { message: problem.message, locations: formatted.locations, extensions: { code, ...field } };
+    const named = problem.field ?? formatted.extensions?.field;
+    const field = typeof named === 'string' ? { field: named } : {};
+    return {
+      message: problem.message,
+      locations: formatted.locations,
+      extensions: { code, ...field, ...requestIdOf() },
+    };
   }
   if (typeof code === 'string' && CLIENT_ERROR_CODES.has(code)) {
-    return { message: formatted.message, locations: formatted.locations, extensions: { code } };
+    return { message: formatted.message, locations: formatted.locations, extensions: { code, ...requestIdOf() } };
   }
-  return { message: 'Internal server error', path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+  return {
+    message: 'Internal server error',
+    path: formatted.path,
+    extensions: { code: 'INTERNAL_SERVER_ERROR', ...requestIdOf() },
+  };
 }
 
 /**

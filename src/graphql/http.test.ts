@@ -18,7 +18,7 @@ async function answer(body: string) {
   const warn = jest.fn();
   const written: { status?: number; json?: unknown; end?: unknown } = {};
   const res = {
-    locals: { scope: { logger: { warn } } },
+    locals: { scope: { requestId: 'r-1', logger: { warn } } },
     setHeader: () => undefined,
     set statusCode(status: number) {
       written.status = status;
@@ -51,7 +51,7 @@ describe('graphqlHttpHandler', () => {
         errors: [
           {
             message: `The answer would be ${MAX_RESPONSE_BYTES + 17} bytes, more than the maximum of ${MAX_RESPONSE_BYTES}; ask for fewer fields or smaller pages`,
-            extensions: { code: 'BAD_REQUEST' },
+            extensions: { code: 'QUERY_TOO_COMPLEX', requestId: 'r-1' },
           },
         ],
       },

@@ -2,6 +2,7 @@ import { HeaderMap, type ApolloServer, type HTTPGraphQLRequest } from '@apollo/s
 import type { Request, Response } from 'express';
 import { getOperationAST, Kind, parse, type DocumentNode, type OperationDefinitionNode } from 'graphql';
 import type { Scope } from '../kernel/scope';
+import { QUERY_TOO_COMPLEX } from './errors';
 import { MAX_RESPONSE_BYTES } from './limits';
 
 /**
@@ -49,7 +50,8 @@ export function graphqlHttpHandler(apollo: ApolloServer<Scope>) {
 function refuseOversized(res: Response, bytes: number): void {
   (res.locals.scope as Scope).logger.warn({ bytes, max: MAX_RESPONSE_BYTES }, 'graphql answer over its size budget');
   const message = `The answer would be ${bytes} bytes, more than the maximum of ${MAX_RESPONSE_BYTES}; ask for fewer fields or smaller pages`;
-  res.status(400).json({ errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] });
+  const requestId = (res.locals.scope as Scope).requestId;
+  res.status(400).json({ errors: [{ message, extensions: { code: QUERY_TOO_COMPLEX, requestId } }] });
 }
 
 function parsed(query: string): DocumentNode | undefined {

@@ -1,6 +1,7 @@
 import {
   GraphQLError,
   Kind,
+  type ASTNode,
   type DocumentNode,
   type FragmentDefinitionNode,
   type OperationDefinitionNode,
@@ -8,6 +9,8 @@ import {
   type ValidationContext,
   type ValidationRule,
 } from 'graphql';
+import { PAGE_SIZE } from '../kernel/paging';
+import { QUERY_TOO_COMPLEX } from './errors';
 
 /**
  * What one /graphql request may ask for. Each bounds the work (and memory) a single request
@@ -30,10 +33,10 @@ export const MAX_ROOT_FIELDS = 20;
 export const MAX_QUERY_COST = 50_000;
 /** Selections the cost analysis may visit, fragments expanded; bounds that analysis itself. */
 export const MAX_QUERY_NODES = 5_000;
-/** Items assumed for a list field without a size argument (sharedWith, emails...). */
+/** Items assumed for a plain list field (emails, roles, permissions...). */
 export const DEFAULT_LIST_LENGTH = 10;
-/** Items assumed for a paged field whose `size` is not given: the services' default page. */
-export const DEFAULT_PAGE_SIZE = 100;
+/** Items of a connection whose `first` is not given: its default page. */
+export const DEFAULT_PAGE_SIZE = PAGE_SIZE.default;
 /** Bytes of the serialized answer: the last guard, after the cost estimate. */
 export const MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 
@@ -78,12 +81,16 @@ export function depthLimit(max: number = MAX_QUERY_DEPTH): ValidationRule {
     return {
       OperationDefinition(operation) {
         if (depthOf(operation.selectionSet) > max) {
-          context.reportError(new GraphQLError(`Query is nested more than ${max} levels deep`, { nodes: operation }));
+          context.reportError(tooComplex(`Query is nested more than ${max} levels deep`, operation));
         }
       },
     };
   };
 }
+
+/** A request-limit refusal: its code tells clients to ask for less, its message names the limit. */
+export const tooComplex = (message: string, nodes?: ASTNode) =>
+  new GraphQLError(message, { nodes, extensions: { code: QUERY_TOO_COMPLEX } });
 
 /** Rejects documents with more than `max` aliased fields (one field asked for many times). */
 export function aliasLimit(max: number = MAX_ALIASES): ValidationRule {
@@ -95,7 +102,7 @@ export function aliasLimit(max: number = MAX_ALIASES): ValidationRule {
       },
       Document: {
         leave() {
-          if (aliases > max) context.reportError(new GraphQLError(`Query has ${aliases} aliases, more than ${max}`));
+          if (aliases > max) context.reportError(tooComplex(`Query has ${aliases} aliases, more than ${max}`));
         },
       },
     };
@@ -124,9 +131,7 @@ export function rootFieldLimit(max: number = MAX_ROOT_FIELDS): ValidationRule {
       OperationDefinition(operation: OperationDefinitionNode) {
         const count = collect(operation.selectionSet, new Set(), new Set()).size;
         if (count > max) {
-          context.reportError(
-            new GraphQLError(`Operation has ${count} root fields, more than ${max}`, { nodes: operation }),
-          );
+          context.reportError(tooComplex(`Operation has ${count} root fields, more than ${max}`, operation));
         }
       },
     };

@@ -14,7 +14,10 @@ export function listLengthLimit(max: number = MAX_LIST_ENTRIES): ValidationRule 
         parent && !Array.isArray(parent) ? (parent as { kind?: Kind; name?: { value: string } }) : undefined;
       const field = owner?.kind === Kind.ARGUMENT || owner?.kind === Kind.OBJECT_FIELD ? owner.name!.value : 'a list';
       context.reportError(
-        new GraphQLError(`${field} holds ${list.values.length} entries; at most ${max} are allowed`, { nodes: list }),
+        new GraphQLError(`${field} holds ${list.values.length} entries; at most ${max} are allowed`, {
+          nodes: list,
+          extensions: { code: 'BAD_USER_INPUT', field },
+        }),
       );
     },
   });

@@ -9,13 +9,23 @@ export type ResolverBinding = [resolverClass: Function, instance: object];
 export async function buildIsletSchema(bindings: ResolverBinding[]): Promise<GraphQLSchema> {
   const instances = new Map(bindings);
   const [first, ...rest] = bindings.map(([resolverClass]) => resolverClass);
-  return buildSchema({
+  const schema = await buildSchema({
     resolvers: [first, ...rest],
     container: { get: (resolverClass: Function) => instances.get(resolverClass) },
     scalarsMap: [{ type: Date, scalar: DateTimeScalar }],
     validate: false,
   });
+  // type-graphql names the root types but cannot describe them; the playground shows these first.
+  Object.assign(schema.getQueryType()!, { description: ROOT_DESCRIPTIONS.query });
+  Object.assign(schema.getMutationType()!, { description: ROOT_DESCRIPTIONS.mutation });
+  return schema;
 }
+
+const ROOT_DESCRIPTIONS = {
+  query:
+    'What a caller can read: its own account (`me`), accounts, shares, blobs and device logs it may see. Lists that can grow are connections paged with `first` (1 to 100) and `after`.',
+  mutation: 'What a caller can change. Each mutation takes one `input` argument and returns a payload named after it.',
+};
 
 /** The SDL committed as schema.graphql: sorted, so it only changes when the API does. */
 export function schemaSdl(schema: GraphQLSchema): string {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { serverToken, signUp, type TestAccount } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/app';
-import { call, type Reply } from '../support/http';
+import { call, graphql, type Reply } from '../support/http';
 import { realmSigningKey, signAccessToken } from '../support/tokens';
 import { md5, uploadBlob, uploadLog } from '../support/content';
 import { storeDrivers, type StoreEnv } from '../support/store-drivers';
@@ -174,10 +174,11 @@ const OPERATIONS: Operation[] = [
       call(app.url, `/auth/user/${world.owner.userid}`, {
         method: 'PUT',
         token,
-        // Changing emails needs the caller's own current password (server tokens need none).
+        // Changing emails needs the account's own current password: a custodian's proves nothing
+        // about it (a stolen token can make its thief a custodian), so only the owner and servers may.
         json: { updates: { emails: [`renamed.${world.owner.email}`], currentPassword: passwordOf(world, token) } },
       }),
-    expected: readers,
+    expected: { ...readers, custodian: 403 },
   },
   {
     name: 'DELETE /auth/user/{owner}',
@@ -362,6 +363,142 @@ for (const [driver, storeEnv] of storeDrivers()) {
   if (driver === 'filesystem') describeMatrix('authorization matrix', OPERATIONS, storeEnv);
   else describeMatrix(`authorization matrix of stored content on the ${driver} store`, CONTENT_OPERATIONS, storeEnv);
 }
+
+/**
+ * The same rules through GraphQL: each lookup and connection answers data ('OK') or null with the
+ * error code REST maps to the same status; paging arguments are refused the same for every caller.
+ */
+const GRAPHQL_CODE: Record<number, string> = { 200: 'OK', 401: 'UNAUTHENTICATED', 403: 'FORBIDDEN', 404: 'NOT_FOUND' };
+const asCodes = (statuses: Record<Caller, number>) =>
+  Object.fromEntries(CALLERS.map((caller) => [caller, GRAPHQL_CODE[statuses[caller]]])) as Record<Caller, string>;
+/** A code for every caller; an expired token is refused at the edge before anything else. */
+const everyone = (code: string) =>
+  ({
+    ...Object.fromEntries(CALLERS.map((caller) => [caller, code])),
+    expired: 'UNAUTHENTICATED',
+  }) as Record<Caller, string>;
+
+interface GraphqlRow {
+  name: string;
+  query: string;
+  variables: (world: World, ownerCursor: string) => Record<string, unknown>;
+  expected: Record<Caller, string>;
+}
+
+const LOG_FILTER = '{ startAt: "2024-02-01T00:00:00Z", endAt: "2024-04-01T00:00:00Z" }';
+
+const GRAPHQL_ROWS: GraphqlRow[] = [
+  {
+    name: 'user(id: owner)',
+    query: 'query ($id: ID!) { user(id: $id) { userId } }',
+    variables: (world) => ({ id: world.owner.userid }),
+    expected: asCodes(readers),
+  },
+  {
+    name: 'blob(id)',
+    query: 'query ($id: ID!) { blob(id: $id) { id status } }',
+    variables: (world) => ({ id: world.blobId }),
+    expected: asCodes(readers),
+  },
+  {
+    name: 'blobs(userId: owner, first: 10)',
+    query: 'query ($id: ID!) { blobs(userId: $id, first: 10) { totalCount nodes { id } pageInfo { hasNextPage } } }',
+    variables: (world) => ({ id: world.owner.userid }),
+    expected: asCodes(readers),
+  },
+  {
+    name: 'deviceLog(id)',
+    query: 'query ($id: ID!) { deviceLog(id: $id) { id } }',
+    variables: (world) => ({ id: world.logId }),
+    expected: asCodes(logReaders),
+  },
+  {
+    name: 'deviceLogs(userId: owner, filter)',
+    query: `query ($id: ID!) { deviceLogs(userId: $id, filter: ${LOG_FILTER}) { totalCount nodes { id } } }`,
+    variables: (world) => ({ id: world.owner.userid }),
+    expected: asCodes(logReaders),
+  },
+  {
+    name: 'groupMembers(sharerId: owner)',
+    query: 'query ($id: ID!) { groupMembers(sharerId: $id, first: 10) { totalCount nodes { userId permissions } } }',
+    variables: (world) => ({ id: world.owner.userid }),
+    expected: asCodes(readers),
+  },
+  {
+    name: 'accessibleGroups(userId: owner)',
+    query: 'query ($id: ID!) { accessibleGroups(userId: $id) { nodes { userId } } }',
+    variables: (world) => ({ id: world.owner.userid }),
+    expected: asCodes(readers),
+  },
+  ...[0, 101, -1].map((first): GraphqlRow => ({
+    name: `blobs(userId: owner, first: ${first})`,
+    query: 'query ($id: ID!, $first: Int) { blobs(userId: $id, first: $first) { nodes { id } } }',
+    variables: (world) => ({ id: world.owner.userid, first }),
+    expected: everyone('BAD_USER_INPUT'),
+  })),
+  {
+    name: 'blobs(userId: owner, after: a forged cursor)',
+    query: 'query ($id: ID!) { blobs(userId: $id, after: "eyJmb3JnZWQiOnRydWV9") { nodes { id } } }',
+    variables: (world) => ({ id: world.owner.userid }),
+    expected: everyone('BAD_USER_INPUT'),
+  },
+  {
+    // The owner's cursor is refused on every other list: no caller reads the owner's rows through it.
+    name: "me { blobs(after: a cursor of the owner's list) }",
+    query: 'query ($after: String) { me { blobs(after: $after) { nodes { id userId } } } }',
+    variables: (_world, ownerCursor) => ({ after: ownerCursor }),
+    expected: {
+      ...everyone('BAD_USER_INPUT'),
+      owner: 'OK',
+      anonymous: 'UNAUTHENTICATED',
+      expired: 'UNAUTHENTICATED',
+      server: 'UNAUTHENTICATED',
+    },
+  },
+  {
+    name: "deviceLogs(userId: viewer, after: a cursor of the owner's list)",
+    query: `query ($id: ID!, $after: String) { deviceLogs(userId: $id, filter: ${LOG_FILTER}, after: $after) { nodes { id } } }`,
+    variables: (world, ownerCursor) => ({ id: world.viewer.userid, after: ownerCursor }),
+    expected: everyone('BAD_USER_INPUT'),
+  },
+];
+
+describe('authorization matrix through GraphQL', () => {
+  let world: World;
+  let ownerCursor: string;
+  beforeAll(async () => {
+    app = await startTestApp();
+    server = await serverToken(app);
+    world = await makeWorld();
+    // A second blob, so the owner's first page of one has a next page and a cursor inside the list.
+    await uploadBlob(app, world.owner.userid, world.owner.token);
+    const page = await graphql(
+      app.url,
+      'query ($id: ID!) { blobs(userId: $id, first: 1) { pageInfo { hasNextPage endCursor } } }',
+      { id: world.owner.userid },
+      server,
+    );
+    expect(page.body.data.blobs.pageInfo.hasNextPage).toBe(true);
+    ownerCursor = page.body.data.blobs.pageInfo.endCursor;
+  });
+  afterAll(async () => {
+    await app?.stop();
+  });
+
+  for (const row of GRAPHQL_ROWS) {
+    it(`${row.name}: ${CALLERS.map((caller) => `${caller} ${row.expected[caller]}`).join(', ')}`, async () => {
+      const results: Record<string, string> = {};
+      for (const caller of CALLERS) {
+        const reply = await graphql(app.url, row.query, row.variables(world, ownerCursor), world.tokens[caller]);
+        const error = reply.body.errors?.[0];
+        results[caller] = error?.extensions?.code ?? 'OK';
+        // Never a row of the owner's list to a caller refused it.
+        if (error) expect(JSON.stringify(reply.body.data ?? null)).not.toContain(world.blobId);
+      }
+      expect(results).toEqual(row.expected);
+    });
+  }
+});
 
 describe('what downloads and permission sets show', () => {
   beforeAll(async () => {

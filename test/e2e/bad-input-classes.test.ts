@@ -99,9 +99,11 @@ describe('paths that do not percent-decode', () => {
   });
 
   it('answers them under /graphql in the GraphQL format', async () => {
-    const reply = await call(app.url, '/graphql/%ff', { json: { query: '{ me { userid } }' } });
+    const reply = await call(app.url, '/graphql/%ff', { json: { query: '{ me { userId } }' } });
     expect(reply.status).toBe(400);
-    expect(reply.body.errors[0]).toMatchObject({ extensions: { code: 'INVALID', field: 'path' } });
+    expect(reply.body.errors[0]).toMatchObject({
+      extensions: { code: 'BAD_USER_INPUT', requestId: expect.any(String), field: 'path' },
+    });
   });
 });
 
@@ -201,31 +203,31 @@ describe('date-time inputs out of range', () => {
   const gql: [string, string, (value: string) => Record<string, unknown>, string][] = [
     [
       'updateMe termsAccepted',
-      'mutation ($input: UserUpdateInput!) { updateMe(input: $input) { userid } }',
+      'mutation ($input: UpdateMeInput!) { updateMe(input: $input) { user { userId } } }',
       (value) => ({ input: { termsAccepted: value } }),
       'termsAccepted',
     ],
     [
       'updateUser termsAccepted',
-      'mutation ($id: ID!, $input: UserUpdateInput!) { updateUser(id: $id, input: $input) { userid } }',
-      (value) => ({ id: alice.userid, input: { termsAccepted: value } }),
+      'mutation ($input: UpdateUserInput!) { updateUser(input: $input) { user { userId } } }',
+      (value) => ({ input: { userId: alice.userid, termsAccepted: value } }),
       'termsAccepted',
     ],
     [
       'deviceLogs startAtTime',
-      'query ($u: ID!, $s: DateTime!, $e: DateTime!) { deviceLogs(userId: $u, startAtTime: $s, endAtTime: $e) { id } }',
+      'query ($u: ID!, $s: DateTime!, $e: DateTime!) { deviceLogs(userId: $u, filter: { startAt: $s, endAt: $e }) { nodes { id } } }',
       (value) => ({ u: alice.userid, s: value, e: LATER }),
       's',
     ],
     [
       'deviceLogs endAtTime',
-      'query ($u: ID!, $s: DateTime!, $e: DateTime!) { deviceLogs(userId: $u, startAtTime: $s, endAtTime: $e) { id } }',
+      'query ($u: ID!, $s: DateTime!, $e: DateTime!) { deviceLogs(userId: $u, filter: { startAt: $s, endAt: $e }) { nodes { id } } }',
       (value) => ({ u: alice.userid, s: VALID, e: value }),
       'e',
     ],
     [
       'User.deviceLogs startAtTime',
-      'query ($s: DateTime!, $e: DateTime!) { me { deviceLogs(startAtTime: $s, endAtTime: $e) { id } } }',
+      'query ($s: DateTime!, $e: DateTime!) { me { deviceLogs(filter: { startAt: $s, endAt: $e }) { nodes { id } } } }',
       (value) => ({ s: value, e: LATER }),
       's',
     ],
@@ -240,7 +242,7 @@ describe('date-time inputs out of range', () => {
         error: {
           message: expect.stringMatching(new RegExp(`^${field} must lie between 0001-01-01T00:00:00Z`)),
           locations: expect.any(Array),
-          extensions: { code: 'BAD_USER_INPUT', field },
+          extensions: { code: 'BAD_USER_INPUT', field, requestId: expect.any(String) },
         },
       });
     }
@@ -249,8 +251,8 @@ describe('date-time inputs out of range', () => {
   it('GraphQL literals: 400 naming the rule', async () => {
     for (const value of OUT_OF_RANGE) {
       for (const query of [
-        `mutation { updateMe(input: { termsAccepted: "${value}" }) { userid } }`,
-        `query { deviceLogs(userId: "${alice.userid}", startAtTime: "${value}", endAtTime: "${LATER}") { id } }`,
+        `mutation { updateMe(input: { termsAccepted: "${value}" }) { user { userId } } }`,
+        `query { deviceLogs(userId: "${alice.userid}", filter: { startAt: "${value}", endAt: "${LATER}" }) { nodes { id } } }`,
       ]) {
         const reply = await graphql(app.url, query, {}, alice.token);
         expect(reply.status).toBe(400);
@@ -272,7 +274,7 @@ describe('date-time inputs out of range', () => {
         'operations',
         JSON.stringify({
           query: `mutation ($u: ID!, $d: String!, $s: DateTime!, $e: DateTime!, $f: Upload!) {
-            uploadDeviceLog(userId: $u, digestMD5: $d, startAtTime: $s, endAtTime: $e, content: $f) { id } }`,
+            uploadDeviceLog(input: { userId: $u, digestMD5: $d, startAt: $s, endAt: $e, content: $f }) { deviceLog { id } } }`,
           variables: { u: alice.userid, d: md5(entries), s: value, e: LATER, f: null },
         }),
       );
@@ -318,11 +320,11 @@ describe('date-time inputs out of range', () => {
       });
       const gql = await graphql(
         app.url,
-        'mutation ($input: UserUpdateInput!) { updateMe(input: $input) { termsAccepted } }',
+        'mutation ($input: UpdateMeInput!) { updateMe(input: $input) { user { termsAccepted } } }',
         { input: { termsAccepted: value } },
         alice.token,
       );
-      expect(gql.body).toEqual({ data: { updateMe: { termsAccepted: expected } } });
+      expect(gql.body).toEqual({ data: { updateMe: { user: { termsAccepted: expected } } } });
       const listed = await call(
         app.url,
         `/v1/users/${alice.userid}/device_logs?startAtTime=${encodeURIComponent(value)}&endAtTime=9999-12-31T23:59:59.999Z`,
@@ -564,7 +566,7 @@ describe('text inputs with a NUL character', () => {
             status: 400,
             error: {
               message: `${expected} must not contain NUL characters`,
-              extensions: { code: 'INVALID', field: expected },
+              extensions: { code: 'BAD_USER_INPUT', requestId: expect.any(String), field: expected },
             },
           });
           checked += 1;
@@ -574,45 +576,51 @@ describe('text inputs with a NUL character', () => {
     expect(checked).toBeGreaterThanOrEqual(25);
     // Literals: the NUL is an escape in the document itself.
     for (const query of [
-      'mutation { logIn(username: "a\\u0000b@example.org", password: "long-enough-1") { token } }',
-      `query { user(id: "\\u{0}") { userid } }`,
-      'mutation { signUp(input: {username: "a@b.org", emails: ["a\\u0000@b.org"], password: "long-enough-1"}) { token } }',
+      'mutation { logIn(input: { username: "a\\u0000b@example.org", password: "long-enough-1" }) { session { token } } }',
+      `query { user(id: "\\u{0}") { userId } }`,
+      'mutation { signUp(input: {username: "a@b.org", emails: ["a\\u0000@b.org"], password: "long-enough-1"}) { session { token } } }',
     ]) {
       const reply = await graphql(app.url, query, {}, alice.token);
       expect({ query, status: reply.status, error: reply.body.errors?.[0] }).toEqual({
         query,
         status: 400,
-        error: { message: 'query must not contain NUL characters', extensions: { code: 'INVALID', field: 'query' } },
+        error: {
+          message: 'query must not contain NUL characters',
+          extensions: { code: 'BAD_USER_INPUT', requestId: expect.any(String), field: 'query' },
+        },
       });
     }
     // An escaped backslash before "u0000" is no NUL.
     const text = await graphql(
       app.url,
-      'mutation { logIn(username: "a\\\\u0000@b.org", password: "long-enough-1") { token } }',
+      'mutation { logIn(input: { username: "a\\\\u0000@b.org", password: "long-enough-1" }) { session { token } } }',
     );
     expect(text.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
   }, 60_000);
 
   it('GraphQL sign-up and login with NUL answer 400 (was: 503 "database is unavailable")', async () => {
     const email = uniqueEmail('gqlnul');
-    const signUpReply = await graphql(app.url, 'mutation ($i: SignUpInput!) { signUp(input: $i) { token } }', {
-      i: { username: nulIn(email), emails: [email], password: 'long-enough-1' },
-    });
+    const signUpReply = await graphql(
+      app.url,
+      'mutation ($i: SignUpInput!) { signUp(input: $i) { session { token } } }',
+      {
+        i: { username: nulIn(email), emails: [email], password: 'long-enough-1' },
+      },
+    );
     expect(signUpReply.status).toBe(400);
     expect(signUpReply.body.errors[0]).toEqual({
       message: 'username must not contain NUL characters',
-      extensions: { code: 'INVALID', field: 'username' },
+      extensions: { code: 'BAD_USER_INPUT', requestId: expect.any(String), field: 'username' },
     });
-    const login = await graphql(
-      app.url,
-      'mutation ($u: String!, $p: String!) { logIn(username: $u, password: $p) { token } }',
-      {
-        u: nulIn(alice.email),
-        p: alice.password,
-      },
-    );
+    const login = await graphql(app.url, 'mutation ($i: LogInInput!) { logIn(input: $i) { session { token } } }', {
+      i: { username: nulIn(alice.email), password: alice.password },
+    });
     expect(login.status).toBe(400);
-    expect(login.body.errors[0].extensions).toEqual({ code: 'INVALID', field: 'u' });
+    expect(login.body.errors[0].extensions).toEqual({
+      code: 'BAD_USER_INPUT',
+      requestId: expect.any(String),
+      field: 'username',
+    });
   });
 });
 
@@ -674,7 +682,7 @@ describe('lists over their bound', () => {
         status: 400,
         error: {
           message: `${reply.at} holds ${MAX + 1} entries; at most ${MAX} are allowed`,
-          extensions: { code: 'INVALID', field: reply.at },
+          extensions: { code: 'BAD_USER_INPUT', requestId: expect.any(String), field: reply.at },
         },
       });
     }
@@ -758,21 +766,27 @@ describe('reasons for a wrong field', () => {
   });
 
   it('name the field and the rule on /graphql, never the input or its password', async () => {
-    const reply = await graphql(app.url, 'mutation ($input: SignUpInput!) { signUp(input: $input) { token } }', {
-      input: { username: 'x@example.org', password: SECRET },
-    });
+    const reply = await graphql(
+      app.url,
+      'mutation ($input: SignUpInput!) { signUp(input: $input) { session { token } } }',
+      {
+        input: { username: 'x@example.org', password: SECRET },
+      },
+    );
     expect(reply.status).toBe(400);
     expect(reply.body.errors[0]).toEqual({
       message: 'emails is required',
       locations: expect.any(Array),
-      extensions: { code: 'BAD_USER_INPUT', field: 'emails' },
+      extensions: { code: 'BAD_USER_INPUT', field: 'emails', requestId: expect.any(String) },
     });
     const literal = await graphql(
       app.url,
       `
         mutation {
-          logIn(username: "x@example.org", password: 12345678) {
-            token
+          logIn(input: { username: "x@example.org", password: 12345678 }) {
+            session {
+              token
+            }
           }
         }
       `,

@@ -89,12 +89,12 @@ describe('malformed bodies', () => {
       const gql = await call(app.url, '/graphql', {
         token: alice.token,
         headers,
-        body: '{"query":"mutation { updateMe(input: {termsAccepted: \\"2020-01-01T00:00:00Z\\"}) { userid } }"}',
+        body: '{"query":"mutation { updateMe(input: {termsAccepted: \\"2020-01-01T00:00:00Z\\"}) { user { userId } } }"}',
       });
       expect(gql.status).toBe(400);
       expect(gql.body.errors[0]).toMatchObject({
         message: expect.stringMatching(/Content-Encoding/),
-        extensions: { code: 'INVALID' },
+        extensions: { code: 'BAD_USER_INPUT', requestId: expect.any(String) },
       });
     }));
 
@@ -177,7 +177,7 @@ describe('wrong JSON types are refused, never coerced', () => {
 describe('bad bodies on /graphql', () => {
   const post = (headers: Record<string, string>, body: string) =>
     call(app.url, '/graphql', { token: alice.token, headers, body });
-  const mutation = 'mutation { updateMe(input: {termsAccepted: \\"2020-01-01T00:00:00Z\\"}) { userid } }';
+  const mutation = 'mutation { updateMe(input: {termsAccepted: \\"2020-01-01T00:00:00Z\\"}) { user { userId } } }';
 
   it('answers malformed JSON with 400', async () =>
     unchanged(async () => {
@@ -185,7 +185,7 @@ describe('bad bodies on /graphql', () => {
       expect(reply.status).toBe(400);
       expect(reply.body.errors[0]).toMatchObject({
         message: expect.stringMatching(/^Malformed JSON body/),
-        extensions: { code: 'INVALID' },
+        extensions: { code: 'BAD_USER_INPUT', requestId: expect.any(String) },
       });
     }));
 
@@ -195,7 +195,7 @@ describe('bad bodies on /graphql', () => {
       expect(reply.status).toBe(415);
       expect(reply.body.errors[0]).toMatchObject({
         message: expect.stringMatching(/text\/plain.*application\/json/),
-        extensions: { code: 'UNSUPPORTED_MEDIA_TYPE' },
+        extensions: { code: 'BAD_USER_INPUT', requestId: expect.any(String) },
       });
     }));
 
@@ -209,48 +209,46 @@ describe('bad bodies on /graphql', () => {
       expect(reply.status).toBe(413);
       expect(reply.body.errors[0]).toMatchObject({
         message: expect.stringMatching(/larger than the limit of 1048576 bytes/),
-        extensions: { code: 'TOO_LARGE' },
+        extensions: { code: 'PAYLOAD_TOO_LARGE', requestId: expect.any(String) },
       });
     }));
 });
 
 describe('bad field values through GraphQL', () => {
-  const signUpMutation = 'mutation ($i: SignUpInput!) { signUp(input: $i) { token } }';
+  const signUpMutation = 'mutation ($i: SignUpInput!) { signUp(input: $i) { session { token } } }';
 
   it.each([
     ['duplicate emails', (email: string) => ({ emails: [email, email.toUpperCase()] }), /more than once/],
     ['an unknown role', () => ({ roles: ['superuser'] }), /roles contains "superuser"/],
-  ])('refuses %s at signUp with INVALID and creates no account', async (_case, change, reason) => {
+  ])('refuses %s at signUp with BAD_USER_INPUT and creates no account', async (_case, change, reason) => {
     const email = uniqueEmail('gqlbad');
     const input = { username: email, emails: [email], password: 'long-enough-1', ...change(email) };
     const reply = await graphql(app.url, signUpMutation, { i: input });
     expect(reply.body.data).toBeNull();
     expect(reply.body.errors[0]).toMatchObject({
       message: expect.stringMatching(reason),
-      extensions: { code: 'INVALID', field: expect.any(String) },
+      extensions: { code: 'BAD_USER_INPUT', field: expect.any(String) },
     });
-    const login = await graphql(
-      app.url,
-      'mutation ($u: String!, $p: String!) { logIn(username: $u, password: $p) { token } }',
-      { u: email, p: 'long-enough-1' },
-    );
+    const login = await graphql(app.url, 'mutation ($i: LogInInput!) { logIn(input: $i) { session { token } } }', {
+      i: { username: email, password: 'long-enough-1' },
+    });
     expect(login.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
   });
 
   it.each([
     ['duplicate emails', { emails: ['dup@example.org', 'DUP@example.org'] }, /more than once/],
     ['an unknown role', { roles: ['superuser'] }, /roles contains "superuser"/],
-  ])('refuses %s at updateMe with INVALID and changes nothing', async (_case, input, reason) =>
+  ])('refuses %s at updateMe with BAD_USER_INPUT and changes nothing', async (_case, input, reason) =>
     unchanged(async () => {
       const reply = await graphql(
         app.url,
-        'mutation ($i: UserUpdateInput!) { updateMe(input: $i) { userid } }',
+        'mutation ($i: UpdateMeInput!) { updateMe(input: $i) { user { userId } } }',
         { i: input },
         alice.token,
       );
       expect(reply.body.errors[0]).toMatchObject({
         message: expect.stringMatching(reason),
-        extensions: { code: 'INVALID' },
+        extensions: { code: 'BAD_USER_INPUT' },
       });
     }),
   );
@@ -274,7 +272,7 @@ describe('bad field values on update', () => {
 describe('credentials', () => {
   const attempts = () => ({
     rest: (token: string) => call(app.url, '/auth/user', { token }),
-    graphql: (token: string) => graphql(app.url, '{ me { userid } }', {}, token),
+    graphql: (token: string) => graphql(app.url, '{ me { userId } }', {}, token),
   });
 
   async function refusedEverywhere(token: string, reason: RegExp) {
@@ -291,7 +289,7 @@ describe('credentials', () => {
 
   it('refuses a missing token with 401 on REST and UNAUTHENTICATED on GraphQL', async () => {
     expect((await call(app.url, '/auth/user')).status).toBe(401);
-    const gql = await graphql(app.url, '{ me { userid } }');
+    const gql = await graphql(app.url, '{ me { userId } }');
     expect(gql.body.errors?.[0].extensions?.code).toBe('UNAUTHENTICATED');
   });
 

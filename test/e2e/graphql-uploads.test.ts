@@ -33,7 +33,8 @@ async function multipart(
 }
 
 const CREATE = `mutation ($userId: ID!, $file: Upload, $digest: String) {
-  createBlob(userId: $userId, content: $file, digestMD5: $digest) { id status size digestMD5 mediaType revision contentPath } }`;
+  createBlob(input: { userId: $userId, content: $file, digestMD5: $digest }) {
+    blob { id status size digestMD5 mediaType revision contentPath } } }`;
 
 describe.each(storeDrivers())('GraphQL uploads on the %s store', (_driver, storeEnv) => {
   beforeAll(async () => {
@@ -53,10 +54,10 @@ describe.each(storeDrivers())('GraphQL uploads on the %s store', (_driver, store
     );
     expect(created.status).toBe(200);
     expect(created.body.errors).toBeUndefined();
-    const blob = created.body.data.createBlob;
+    const blob = created.body.data.createBlob.blob;
     expect(blob).toEqual({
       id: expect.stringMatching(/^[0-9a-z]{32}$/),
-      status: 'available',
+      status: 'AVAILABLE',
       size: 3000,
       digestMD5: md5(bytes),
       mediaType: 'image/jpeg',
@@ -70,66 +71,74 @@ describe.each(storeDrivers())('GraphQL uploads on the %s store', (_driver, store
 
     const listed = await graphql(
       app.url,
-      'query ($id: ID!) { user(id: $id) { blobs(mediaType: ["image/jpeg"]) { id } } }',
+      'query ($id: ID!) { user(id: $id) { blobs(filter: { mediaType: ["image/jpeg"] }) { totalCount nodes { id } } } }',
       { id: owner.userid },
       owner.token,
     );
-    expect(listed.body.data.user.blobs).toEqual([{ id: blob.id }]);
+    expect(listed.body.data.user.blobs).toEqual({ totalCount: 1, nodes: [{ id: blob.id }] });
   });
 
   it('creates a blob without content, then adds content, then deletes it', async () => {
     const created = await graphql(
       app.url,
-      'mutation ($userId: ID!) { createBlob(userId: $userId, mediaType: "text/csv") { id status revision } }',
+      'mutation ($userId: ID!) { createBlob(input: { userId: $userId, mediaType: "text/csv" }) { blob { id status revision } } }',
       { userId: owner.userid },
       owner.token,
     );
-    const { id } = created.body.data.createBlob;
-    expect(created.body.data.createBlob).toMatchObject({ status: 'created', revision: 0 });
+    const { id } = created.body.data.createBlob.blob;
+    expect(created.body.data.createBlob.blob).toMatchObject({ status: 'CREATED', revision: 0 });
     const filled = await multipart(
-      'mutation ($id: ID!, $file: Upload!) { addBlobContent(id: $id, content: $file) { status revision size mediaType } }',
+      'mutation ($id: ID!, $file: Upload!) { addBlobContent(input: { id: $id, content: $file }) { blob { status revision size mediaType } } }',
       { id, file: null },
       { 0: { bytes: 'a,b\n1,2\n', type: 'text/plain', path: 'variables.file' } },
     );
-    expect(filled.body.data.addBlobContent).toEqual({
-      status: 'available',
+    expect(filled.body.data.addBlobContent.blob).toEqual({
+      status: 'AVAILABLE',
       revision: 1,
       size: 8,
       mediaType: 'text/csv',
     });
-    const removed = await graphql(app.url, 'mutation ($id: ID!) { deleteBlob(id: $id) }', { id }, owner.token);
-    expect(removed.body.data.deleteBlob).toBe(true);
+    const removed = await graphql(
+      app.url,
+      'mutation ($id: ID!) { deleteBlob(input: { id: $id }) { deletedBlobId } }',
+      { id },
+      owner.token,
+    );
+    expect(removed.body.data.deleteBlob).toEqual({ deletedBlobId: id });
     const gone = await graphql(app.url, 'query ($id: ID!) { blob(id: $id) { id } }', { id }, owner.token);
+    expect(gone.body.data).toEqual({ blob: null });
     expect(gone.body.errors[0].extensions.code).toBe('NOT_FOUND');
   });
 
-  it('refuses a mismatching digest with DIGEST_MISMATCH and keeps nothing', async () => {
+  it('refuses a mismatching digest with BAD_USER_INPUT naming digestMD5 and keeps nothing', async () => {
     const reply = await multipart(
       CREATE,
       { userId: owner.userid, file: null, digest: md5('other') },
       { 0: { bytes: 'mine', type: 'text/plain', path: 'variables.file' } },
     );
-    expect(reply.body.errors[0].extensions.code).toBe('DIGEST_MISMATCH');
+    expect(reply.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'digestMD5' });
     const listed = await graphql(
       app.url,
-      'query ($id: ID!) { blobs(userId: $id, status: [created, available]) { id mediaType } }',
+      'query ($id: ID!) { blobs(userId: $id, filter: { status: [CREATED, AVAILABLE] }) { nodes { id mediaType } } }',
       { id: owner.userid },
       owner.token,
     );
-    expect(listed.body.data.blobs.filter((blob: { mediaType: string }) => blob.mediaType === 'text/plain')).toEqual([]);
+    expect(
+      listed.body.data.blobs.nodes.filter((blob: { mediaType: string }) => blob.mediaType === 'text/plain'),
+    ).toEqual([]);
   });
 
   it('uploads a device log and reads it back through User.deviceLogs', async () => {
     const body = JSON.stringify(logEntries(5));
     const uploaded = await multipart(
       `mutation ($userId: ID!, $file: Upload!, $digest: String!) {
-        uploadDeviceLog(userId: $userId, content: $file, digestMD5: $digest,
-          startAtTime: "2024-03-01T10:00:00Z", endAtTime: "2024-03-01T11:00:00Z") { id size startAt endAt } }`,
+        uploadDeviceLog(input: { userId: $userId, content: $file, digestMD5: $digest,
+          startAt: "2024-03-01T10:00:00Z", endAt: "2024-03-01T11:00:00Z" }) { deviceLog { id size startAt endAt } } }`,
       { userId: owner.userid, file: null, digest: md5(body) },
       { log: { bytes: body, type: 'application/octet-stream', path: 'variables.file' } },
     );
     expect(uploaded.body.errors).toBeUndefined();
-    expect(uploaded.body.data.uploadDeviceLog).toMatchObject({
+    expect(uploaded.body.data.uploadDeviceLog.deviceLog).toMatchObject({
       size: body.length,
       startAt: '2024-03-01T10:00:00.000Z',
       endAt: '2024-03-01T11:00:00.000Z',
@@ -139,8 +148,11 @@ describe.each(storeDrivers())('GraphQL uploads on the %s store', (_driver, store
       `
         query ($id: ID!) {
           user(id: $id) {
-            deviceLogs(startAtTime: "2024-03-01T00:00:00Z", endAtTime: "2024-03-02T00:00:00Z") {
-              id
+            deviceLogs(filter: { startAt: "2024-03-01T00:00:00Z", endAt: "2024-03-02T00:00:00Z" }) {
+              totalCount
+              nodes {
+                id
+              }
             }
           }
         }
@@ -148,7 +160,10 @@ describe.each(storeDrivers())('GraphQL uploads on the %s store', (_driver, store
       { id: owner.userid },
       owner.token,
     );
-    expect(listed.body.data.user.deviceLogs).toEqual([{ id: uploaded.body.data.uploadDeviceLog.id }]);
+    expect(listed.body.data.user.deviceLogs).toEqual({
+      totalCount: 1,
+      nodes: [{ id: uploaded.body.data.uploadDeviceLog.deviceLog.id }],
+    });
   });
 
   it('streams the file a mutation wants past an earlier file nobody reads', async () => {
@@ -156,8 +171,8 @@ describe.each(storeDrivers())('GraphQL uploads on the %s store', (_driver, store
     // The body carries the stranger's file first; the first mutation wants the second file.
     const reply = await multipart(
       `mutation ($mine: Upload, $theirs: Upload, $userId: ID!, $strangerId: ID!) {
-        accepted: createBlob(userId: $userId, content: $mine, mediaType: "application/x-mine") { id size }
-        refused: createBlob(userId: $strangerId, content: $theirs) { id } }`,
+        accepted: createBlob(input: { userId: $userId, content: $mine, mediaType: "application/x-mine" }) { blob { id size } }
+        refused: createBlob(input: { userId: $strangerId, content: $theirs }) { blob { id } } }`,
       { userId: owner.userid, strangerId: stranger.userid, mine: null, theirs: null },
       {
         theirs: { bytes: randomBytes(500_000), type: 'text/plain', path: 'variables.theirs' },
@@ -169,18 +184,18 @@ describe.each(storeDrivers())('GraphQL uploads on the %s store', (_driver, store
     ]);
     const mine = await graphql(
       app.url,
-      'query ($id: ID!) { blobs(userId: $id, mediaType: ["application/x-mine"]) { size } }',
+      'query ($id: ID!) { blobs(userId: $id, filter: { mediaType: ["application/x-mine"] }) { nodes { size } } }',
       { id: owner.userid },
       owner.token,
     );
-    expect(mine.body.data.blobs).toEqual([{ size: 1000 }]);
+    expect(mine.body.data.blobs.nodes).toEqual([{ size: 1000 }]);
     const theirs = await graphql(
       app.url,
-      'query ($id: ID!) { blobs(userId: $id) { id } }',
+      'query ($id: ID!) { blobs(userId: $id) { totalCount nodes { id } } }',
       { id: stranger.userid },
       stranger.token,
     );
-    expect(theirs.body.data.blobs).toEqual([]);
+    expect(theirs.body.data.blobs).toEqual({ totalCount: 0, nodes: [] });
   });
 
   it('refuses Upload values that are not files and malformed multipart requests', async () => {

@@ -209,32 +209,25 @@ describe('an unusable token on operations that do not act as the caller', () => 
 
   it('is treated as no token by GraphQL, as by REST: logOut, signUp and logIn run anonymously', async () => {
     expect((await call(app.url, '/auth/logout', { method: 'POST', token: 'garbage' })).status).toBe(200);
-    const logOut = await gql('garbage', 'mutation { logOut }');
+    const logOut = await gql('garbage', 'mutation { logOut { loggedOut } }');
     expect(logOut.status).toBe(200);
-    expect(logOut.body).toEqual({ data: { logOut: true } });
+    expect(logOut.body).toEqual({ data: { logOut: { loggedOut: true } } });
 
     const email = uniqueEmail('lenient');
     const signUp = await gql('garbage', 'mutation ($i: SignUpInput!) { signUp(input: $i) { user { username } } }', {
       i: { username: email, emails: [email], password: 'long-enough-1' },
     });
     expect(signUp.body).toEqual({ data: { signUp: { user: { username: email } } } });
-    const logIn = await gql(
-      'garbage',
-      'mutation ($u: String!, $p: String!) { logIn(username: $u, password: $p) { token } }',
-      {
-        u: email,
-        p: 'long-enough-1',
-      },
-    );
-    expect(logIn.body.data.logIn.token).toEqual(expect.any(String));
+    const logIn = await gql('garbage', 'mutation ($i: LogInInput!) { logIn(input: $i) { session { token } } }', {
+      i: { username: email, password: 'long-enough-1' },
+    });
+    expect(logIn.body.data.logIn.session.token).toEqual(expect.any(String));
     const serverLogIn = await gql(
       'garbage',
-      'mutation ($s: String!) { serverLogIn(name: "tests", secret: $s) { token } }',
-      {
-        s: app.serverSecret,
-      },
+      'mutation ($s: String!) { serverLogIn(input: { name: "tests", secret: $s }) { session { token } } }',
+      { s: app.serverSecret },
     );
-    expect(serverLogIn.body.data.serverLogIn.token).toEqual(expect.any(String));
+    expect(serverLogIn.body.data.serverLogIn.session.token).toEqual(expect.any(String));
   });
 
   it('treats the token of an ended session as none at logOut, on both transports', async () => {
@@ -242,23 +235,27 @@ describe('an unusable token on operations that do not act as the caller', () => 
     const ended = login.headers.get('x-tidepool-session-token')!;
     expect((await call(app.url, '/auth/logout', { method: 'POST', token: ended })).status).toBe(200);
     expect((await call(app.url, '/auth/logout', { method: 'POST', token: ended })).status).toBe(200);
-    expect((await gql(ended, 'mutation { logOut }')).body).toEqual({ data: { logOut: true } });
+    expect((await gql(ended, 'mutation { logOut { loggedOut } }')).body).toEqual({
+      data: { logOut: { loggedOut: true } },
+    });
   });
 
   it('still answers 401 when any root field acts as the caller', async () => {
     for (const [query, operationName] of [
-      ['{ me { userid } }', undefined],
-      ['mutation { logOut refreshSession { token } }', undefined],
-      ['mutation Out { logOut } query Me { me { userid } }', 'Me'],
-      ['mutation { ...Out } fragment Out on Mutation { logOut }', undefined],
+      ['{ me { userId } }', undefined],
+      ['mutation { logOut { loggedOut } refreshSession { session { token } } }', undefined],
+      ['mutation Out { logOut { loggedOut } } query Me { me { userId } }', 'Me'],
+      ['mutation { ...Out } fragment Out on Mutation { logOut { loggedOut } }', undefined],
       ['mutation { logOut', undefined],
     ]) {
       const reply = await gql('garbage', query!, {}, operationName);
       expect(reply.status).toBe(401);
       expect(reply.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
     }
-    expect((await gql('garbage', 'mutation Out { logOut } query Me { me { userid } }', {}, 'Out')).body).toEqual({
-      data: { logOut: true },
+    expect(
+      (await gql('garbage', 'mutation Out { logOut { loggedOut } } query Me { me { userId } }', {}, 'Out')).body,
+    ).toEqual({
+      data: { logOut: { loggedOut: true } },
     });
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { serverToken, signUp, uniqueEmail, type TestAccount } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/app';
+import { uploadBlob } from '../support/content';
 import { call, graphql } from '../support/http';
 
 let app: TestApp;
@@ -251,52 +252,122 @@ describe('deleting an account', () => {
 });
 
 describe('GraphQL sharing', () => {
+  const SHARE = 'userId permissions';
+
   it('traverses user → sharedWith → user and back, with permissions', async () => {
     const alice = await signUp(app, 'alice');
     const bob = await signUp(app, 'bob');
     await share(alice, bob.userid, { view: {}, upload: {} });
     const reply = await graphql(
       app.url,
-      'query ($id: ID!) { user(id: $id) { userid sharedWith { userid permissions user { userid sharedBy { userid permissions } } } } }',
+      `query ($id: ID!) { user(id: $id) { userId sharedWith { totalCount nodes { ${SHARE} user { userId sharedBy(first: 10) { nodes { ${SHARE} } } } } } } }`,
       { id: alice.userid },
       server,
     );
     expect(reply.body.data.user).toEqual({
-      userid: alice.userid,
-      sharedWith: [
-        {
-          userid: bob.userid,
-          permissions: ['view', 'upload'],
-          user: { userid: bob.userid, sharedBy: [{ userid: alice.userid, permissions: ['view', 'upload'] }] },
-        },
-      ],
+      userId: alice.userid,
+      sharedWith: {
+        totalCount: 1,
+        nodes: [
+          {
+            userId: bob.userid,
+            permissions: ['VIEW', 'UPLOAD'],
+            user: {
+              userId: bob.userid,
+              sharedBy: { nodes: [{ userId: alice.userid, permissions: ['VIEW', 'UPLOAD'] }] },
+            },
+          },
+        ],
+      },
     });
   });
 
-  it('sets permissions and hides accounts the caller may not read', async () => {
+  it('sets permissions with a payload and hides accounts the caller may not read', async () => {
     const alice = await signUp(app, 'alice');
     const bob = await signUp(app, 'bob');
     const set = await graphql(
       app.url,
-      'mutation ($s: ID!, $u: ID!) { setPermissions(sharerId: $s, userId: $u, permissions: [view]) }',
+      'mutation ($s: ID!, $u: ID!) { setPermissions(input: { sharerId: $s, userId: $u, permissions: [VIEW] }) { sharerId userId permissions } }',
       { s: alice.userid, u: bob.userid },
       alice.token,
     );
-    expect(set.body.data.setPermissions).toEqual(['view']);
+    expect(set.body.data.setPermissions).toEqual({ sharerId: alice.userid, userId: bob.userid, permissions: ['VIEW'] });
     const mine = await graphql(
       app.url,
-      '{ me { sharedWith { userid permissions user { userid } } } }',
+      `{ me { sharedWith { nodes { ${SHARE} user { userId } } } } }`,
       {},
       alice.token,
     );
-    expect(mine.body.data.me.sharedWith).toEqual([{ userid: bob.userid, permissions: ['view'], user: null }]);
+    expect(mine.body.data.me.sharedWith.nodes).toEqual([{ userId: bob.userid, permissions: ['VIEW'], user: null }]);
     const root = await graphql(
       app.url,
-      'mutation ($s: ID!, $u: ID!) { setPermissions(sharerId: $s, userId: $u, permissions: [root]) }',
+      'mutation ($s: ID!, $u: ID!) { setPermissions(input: { sharerId: $s, userId: $u, permissions: [ROOT] }) { permissions } }',
       { s: alice.userid, u: bob.userid },
       alice.token,
     );
-    expect(root.body.errors[0].extensions.code).toBe('INVALID');
+    expect(root.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'permissions' });
+    const members = await graphql(
+      app.url,
+      `query ($s: ID!) { groupMembers(sharerId: $s) { nodes { ${SHARE} } } accessibleGroups(userId: $s) { totalCount } }`,
+      { s: alice.userid },
+      alice.token,
+    );
+    expect(members.body.data).toEqual({
+      groupMembers: { nodes: [{ userId: bob.userid, permissions: ['VIEW'] }] },
+      accessibleGroups: { totalCount: 0 },
+    });
+  });
+
+  it('pages shares with stable keyset cursors and refuses bad paging naming the argument', async () => {
+    const owner = await signUp(app, 'pager');
+    const members: TestAccount[] = [];
+    for (let index = 0; index < 3; index += 1) members.push(await signUp(app, `paged${index}`));
+    for (const member of members) await share(owner, member.userid, { view: {} });
+    const ids = members.map((member) => member.userid).sort();
+    const page = (after: string | null, first = 2) =>
+      graphql(
+        app.url,
+        'query ($s: ID!, $first: Int, $after: String) { groupMembers(sharerId: $s, first: $first, after: $after) { edges { cursor node { userId } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }',
+        { s: owner.userid, first, after },
+        owner.token,
+      );
+    const one = (await page(null)).body.data.groupMembers;
+    expect(one.edges.map((edge: { node: { userId: string } }) => edge.node.userId)).toEqual(ids.slice(0, 2));
+    expect(one.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: false, endCursor: one.edges[1].cursor });
+    // An account shared with meanwhile, sorting before the cursor, shifts nothing.
+    const late = await signUp(app, 'late');
+    await share(owner, late.userid, { view: {} });
+    const two = (await page(one.pageInfo.endCursor)).body.data.groupMembers;
+    const rest = [...ids.slice(2), late.userid].filter((id) => id > ids[1]).sort();
+    expect(two.edges.map((edge: { node: { userId: string } }) => edge.node.userId)).toEqual(rest.slice(0, 2));
+    expect(two.pageInfo.hasPreviousPage).toBe(true);
+
+    for (const [first, after] of [
+      [0, null],
+      [101, null],
+      [-1, null],
+    ] as const) {
+      const reply = await page(after, first);
+      expect(reply.body.errors[0]).toMatchObject({
+        message: 'first must be an integer from 1 to 100',
+        extensions: { code: 'BAD_USER_INPUT', field: 'first' },
+      });
+    }
+    const forged = await page('bm90LWEtY3Vyc29y');
+    expect(forged.body.data).toBeNull();
+    expect(forged.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'after' });
+    // A cursor of another account's list is refused, not read as a position in this one.
+    const other = await signUp(app, 'othersharer');
+    await share(other, owner.userid, { view: {} });
+    const foreign = await graphql(
+      app.url,
+      'query ($s: ID!) { groupMembers(sharerId: $s) { pageInfo { endCursor } } }',
+      { s: other.userid },
+      other.token,
+    );
+    const reply = await page(foreign.body.data.groupMembers.pageInfo.endCursor);
+    expect(reply.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'after' });
+    expect(JSON.stringify(reply.body)).not.toContain(owner.userid);
   });
 
   it('costs the same number of SQL statements for 10 or 100 users with their permissions', async () => {
@@ -304,21 +375,42 @@ describe('GraphQL sharing', () => {
     const users: TestAccount[] = [];
     for (let index = 0; index < 100; index += 1) users.push(await signUp(app, `member${index}`));
     for (const user of users) await share(user, owner.userid, { view: {} });
-    const query =
-      'query ($ids: [ID!]!) { users(ids: $ids) { userid sharedWith { userid permissions user { userid } } sharedBy { userid permissions } } }';
+    const query = `query ($ids: [ID!]!) { users(ids: $ids) { userId sharedWith(first: 5) { totalCount nodes { ${SHARE} user { userId } } } sharedBy(first: 10) { nodes { ${SHARE} } } } }`;
     const statements = async (count: number) => {
       const reply = await graphql(app.url, query, { ids: users.slice(0, count).map((user) => user.userid) }, server);
       expect(reply.body.data.users).toHaveLength(count);
-      expect(reply.body.data.users[0].sharedWith[0]).toMatchObject({
-        userid: owner.userid,
-        permissions: ['view'],
-        user: { userid: owner.userid },
+      expect(reply.body.data.users[0].sharedWith).toMatchObject({
+        totalCount: 1,
+        nodes: [{ userId: owner.userid, permissions: ['VIEW'], user: { userId: owner.userid } }],
       });
       return Number(reply.headers.get('x-sql-statements'));
     };
     const ten = await statements(10);
     const hundred = await statements(100);
     expect(hundred).toBe(ten);
-    expect(hundred).toBeLessThanOrEqual(4);
+    expect(hundred).toBeLessThanOrEqual(5);
+  });
+
+  it('answers the dashboard query (sharedBy → user → blobs with totalCount) in SQL statements that do not grow with the page', async () => {
+    const caller = await signUp(app, 'dashboard');
+    const sharers: TestAccount[] = [];
+    for (let index = 0; index < 50; index += 1) sharers.push(await signUp(app, `patient${index}`));
+    for (const sharer of sharers) await share(sharer, caller.userid, { custodian: {}, view: {} });
+    for (const sharer of sharers.slice(0, 3)) await uploadBlob(app, sharer.userid, sharer.token);
+    const query = `query ($first: Int) { me { sharedBy(first: $first) { totalCount nodes { userId user { userId blobs(first: 10) { totalCount nodes { id } } } } } } }`;
+    const statements = async (first: number) => {
+      const reply = await graphql(app.url, query, { first }, caller.token);
+      expect(reply.body.errors).toBeUndefined();
+      const page = reply.body.data.me.sharedBy;
+      expect(page.totalCount).toBe(50);
+      expect(page.nodes).toHaveLength(first);
+      const counts = page.nodes.map((node: { user: { blobs: { totalCount: number } } }) => node.user.blobs.totalCount);
+      if (first === 50) expect(counts.reduce((sum: number, count: number) => sum + count, 0)).toBe(3);
+      return Number(reply.headers.get('x-sql-statements'));
+    };
+    const five = await statements(5);
+    const fifty = await statements(50);
+    expect(fifty).toBe(five);
+    expect(fifty).toBeLessThanOrEqual(8);
   });
 });

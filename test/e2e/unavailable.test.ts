@@ -66,7 +66,7 @@ describe('a database failure inside a DataLoader', () => {
     await withDatabaseDown(async () => {
       const one = await graphql(
         app.url,
-        'query ($id: ID!) { user(id: $id) { userid } }',
+        'query ($id: ID!) { user(id: $id) { userId } }',
         { id: alice.userid },
         bob.token,
       );
@@ -77,7 +77,7 @@ describe('a database failure inside a DataLoader', () => {
       );
       const many = await graphql(
         app.url,
-        'query ($ids: [ID!]!) { users(ids: $ids) { userid } }',
+        'query ($ids: [ID!]!) { users(ids: $ids) { userId } }',
         { ids: [alice.userid, bob.userid] },
         bob.token,
       );
@@ -86,11 +86,11 @@ describe('a database failure inside a DataLoader', () => {
     });
     const back = await graphql(
       app.url,
-      'query ($ids: [ID!]!) { users(ids: $ids) { userid } }',
+      'query ($ids: [ID!]!) { users(ids: $ids) { userId } }',
       { ids: [alice.userid, bob.userid] },
       bob.token,
     );
-    expect(back.body.data.users).toEqual([null, { userid: bob.userid }]);
+    expect(back.body.data.users).toEqual([null, { userId: bob.userid }]);
   });
 });
 

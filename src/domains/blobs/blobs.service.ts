@@ -17,14 +17,14 @@ import type { Scope } from '../../kernel/scope';
 import { assertUserId, truncate } from '../../kernel/validation';
 import type { AccessPolicy, Requirement } from '../permissions/access-policy';
 import { BLOB_STATUSES, BlobSchema, type BlobRecord, type BlobStatus } from './blob.entity';
-import { blobLoader, blobsOfUsers, type BlobFilter } from './blobs.loaders';
+import { blobCounts, blobLoader, blobPages, type BlobFilter } from './blobs.loaders';
+import { pageArgs, pageOf, type PageArgs, type PagedList, type SortKey } from '../../kernel/paging';
 
 /** DECISIONS.md: uploaders and custodians may add blobs; only owners, custodians and servers read them. */
 const MAY_WRITE: Requirement = ['upload', 'custodian'];
 const MAY_READ: Requirement = ['custodian'];
 
 export const BLOB_ID_PATTERN = /^[0-9a-z]{32}$/;
-export const PAGE_SIZE = { default: 100, max: 1000 };
 
 export interface NewBlob {
   mediaType?: string;
@@ -35,8 +35,8 @@ export interface NewBlob {
 export interface BlobListOptions {
   mediaTypes?: readonly string[];
   statuses?: readonly string[];
-  page?: number;
-  size?: number;
+  first?: number | null;
+  after?: string | null;
 }
 
 export function assertBlobId(value: string, field = 'blobId'): string {
@@ -45,12 +45,16 @@ export function assertBlobId(value: string, field = 'blobId'): string {
   return value;
 }
 
-export function assertPaging(page = 0, size = PAGE_SIZE.default): { page: number; size: number } {
-  if (!Number.isInteger(page) || page < 0) throw invalid('page must be an integer of at least 0', 'page');
-  if (!Number.isInteger(size) || size < 1 || size > PAGE_SIZE.max)
-    throw invalid(`size must be an integer from 1 to ${PAGE_SIZE.max}`, 'size');
-  return { page, size };
-}
+/** A blob list's sort key: the created time (ISO 8601) and the id. */
+const isBlobKey = (key: SortKey) =>
+  key.length === 2 &&
+  typeof key[0] === 'string' &&
+  !Number.isNaN(Date.parse(key[0])) &&
+  typeof key[1] === 'string' &&
+  BLOB_ID_PATTERN.test(key[1]);
+
+/** Cursors of one user's blob list fit no other list. */
+const blobListOf = (userId: string) => `blobs:${userId}`;
 
 const objectKeyOf = (userId: string, blobId: string) => `blobs/${userId}/${blobId}/${hexId(16)}`;
 
@@ -135,20 +139,37 @@ export class BlobsService {
     return { blob, stream: await this.contents.open(blob.objectKey) };
   }
 
-  /** The blobs of `userId`; by default only `available` ones, as Tidepool lists them. */
-  async list(scope: Scope, userId: string, options: BlobListOptions = {}): Promise<BlobRecord[]> {
+  /**
+   * A page of the blobs of `userId`, newest first; by default only `available` ones, as Tidepool
+   * lists them. The owner, its custodians and servers may read them.
+   */
+  async list(scope: Scope, userId: string, options: BlobListOptions = {}): Promise<PagedList<BlobRecord>> {
     assertUserId(userId);
     const filter = this.filter(options);
+    const args = pageArgs(blobListOf(userId), options.first, options.after, isBlobKey);
     await this.access.assertAllowed(scope, userId, MAY_READ);
-    return blobsOfUsers(scope, filter).load(userId);
+    return this.page(scope, userId, filter, args);
   }
 
-  /** The same for many users at once; users the caller may not read list nothing. */
-  async listMany(scope: Scope, userIds: readonly string[], options: BlobListOptions = {}): Promise<BlobRecord[][]> {
+  /**
+   * The same for one of many users listed in a request (pages of many users cost one query
+   * together); a user the caller may not read lists nothing.
+   */
+  async listOf(scope: Scope, userId: string, options: BlobListOptions = {}): Promise<PagedList<BlobRecord>> {
     const filter = this.filter(options);
-    const allowed = await this.access.allowedTargets(scope, userIds, MAY_READ);
-    const loader = blobsOfUsers(scope, filter);
-    return Promise.all(userIds.map((id) => (allowed.has(id) ? loader.load(id) : [])));
+    const args = pageArgs(blobListOf(userId), options.first, options.after, isBlobKey);
+    if (!(await this.access.isAllowed(scope, userId, MAY_READ))) {
+      return { page: pageOf(blobListOf(userId), args, [], () => []), count: async () => 0 };
+    }
+    return this.page(scope, userId, filter, args);
+  }
+
+  private async page(scope: Scope, userId: string, filter: BlobFilter, args: PageArgs): Promise<PagedList<BlobRecord>> {
+    const rows = await blobPages(scope, filter, args).load(userId);
+    return {
+      page: pageOf(blobListOf(userId), args, rows, (blob) => [blob.createdTime.toISOString(), blob.id]),
+      count: () => blobCounts(scope, filter).load(userId),
+    };
   }
 
   /** Removes a blob and its bytes; with `revision`, only if the blob is still at that revision. */
@@ -194,11 +215,7 @@ export class BlobsService {
       if (!BLOB_STATUSES.includes(status as BlobStatus))
         throw invalid(`status "${status}" is not one of ${BLOB_STATUSES.join(', ')}`, 'status');
     const mediaTypes = options.mediaTypes?.map((type) => assertMediaType(type));
-    return {
-      statuses: [...new Set(statuses)] as BlobStatus[],
-      mediaTypes,
-      ...assertPaging(options.page, options.size),
-    };
+    return { statuses: [...new Set(statuses)].sort() as BlobStatus[], mediaTypes };
   }
 
   /** The blob, if the caller may act on its owner as `requirement` says; else the right error. */

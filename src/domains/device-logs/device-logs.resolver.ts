@@ -1,55 +1,67 @@
-import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { incomingContent, Upload, UploadScalar } from '../../graphql/upload';
+import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { PageArgs } from '../../graphql/connection';
+import { incomingContent } from '../../graphql/upload';
 import type { Scope } from '../../kernel/scope';
 import { User } from '../users/user.types';
-import { DeviceLog } from './device-log.types';
+import {
+  DeviceLog,
+  DeviceLogConnection,
+  DeviceLogFilter,
+  UploadDeviceLogInput,
+  UploadDeviceLogPayload,
+} from './device-log.types';
 import { DEVICE_LOG_MEDIA_TYPE, DeviceLogsService } from './device-logs.service';
+
+const FILTER = { description: 'The time window: logs inside it are listed.' };
 
 @Resolver(() => DeviceLog)
 export class DeviceLogsResolver {
   constructor(private readonly logs: DeviceLogsService) {}
 
-  @Query(() => DeviceLog, { description: 'A device log; anyone with a grant on its owner may read it.' })
-  async deviceLog(@Arg('id', () => ID) id: string, @Ctx() scope: Scope): Promise<DeviceLog> {
+  @Query(() => DeviceLog, {
+    nullable: true,
+    description:
+      'A device log by id. Anyone with a share from its owner may read it; otherwise null with FORBIDDEN, or NOT_FOUND when there is no such log.',
+  })
+  async deviceLog(
+    @Arg('id', () => ID, { description: 'The log id: 32 lowercase letters or digits.' }) id: string,
+    @Ctx() scope: Scope,
+  ): Promise<DeviceLog> {
     return DeviceLog.from(await this.logs.get(scope, id));
   }
 
-  @Query(() => [DeviceLog], {
+  @Query(() => DeviceLogConnection, {
     description:
-      'The logs of a user starting at or after startAtTime and ending before endAtTime, newest upload first.',
+      'The device logs of a user inside a time window, newest upload first. Anyone with a share from the user may list them; others get FORBIDDEN.',
   })
   async deviceLogs(
-    @Arg('userId', () => ID) userId: string,
-    @Arg('startAtTime', () => Date) startAtTime: Date,
-    @Arg('endAtTime', () => Date) endAtTime: Date,
-    @Arg('page', () => Int, { nullable: true }) page: number | null,
-    @Arg('size', () => Int, { nullable: true }) size: number | null,
+    @Arg('userId', () => ID, { description: 'The owner.' }) userId: string,
+    @Arg('filter', () => DeviceLogFilter, FILTER) filter: DeviceLogFilter,
+    @Args() { first, after }: PageArgs,
     @Ctx() scope: Scope,
-  ): Promise<DeviceLog[]> {
-    const window = { startAtTime, endAtTime, page: page ?? 0, size: size ?? undefined };
-    return (await this.logs.list(scope, userId, window)).map(DeviceLog.from);
+  ): Promise<DeviceLogConnection> {
+    const window = { startAtTime: filter.startAt, endAtTime: filter.endAt, first, after };
+    return DeviceLogConnection.of(await this.logs.list(scope, userId, window), DeviceLog.from);
   }
 
-  @Mutation(() => DeviceLog, {
-    description:
-      'Uploads a device log: a JSON array of entries (spec §2.5), checked entry by entry and against `digestMD5`.',
+  @Mutation(() => UploadDeviceLogPayload, {
+    description: 'Uploads a device log: a JSON array of entries, checked entry by entry and against `digestMD5`.',
   })
   async uploadDeviceLog(
-    @Arg('userId', () => ID) userId: string,
-    @Arg('digestMD5') digestMD5: string,
-    @Arg('startAtTime', () => Date) startAtTime: Date,
-    @Arg('endAtTime', () => Date) endAtTime: Date,
-    @Arg('content', () => UploadScalar) content: Upload,
+    @Arg('input', () => UploadDeviceLogInput, { description: 'The owner, the window and the content.' })
+    input: UploadDeviceLogInput,
     @Ctx() scope: Scope,
-  ): Promise<DeviceLog> {
+  ): Promise<UploadDeviceLogPayload> {
     // Multipart parts rarely carry a reliable type; the entries are JSON by definition.
     const upload = {
-      digestMD5,
-      startAtTime,
-      endAtTime,
-      content: await incomingContent(content, DEVICE_LOG_MEDIA_TYPE),
+      digestMD5: input.digestMD5,
+      startAtTime: input.startAt,
+      endAtTime: input.endAt,
+      content: await incomingContent(input.content, DEVICE_LOG_MEDIA_TYPE),
     };
-    return DeviceLog.from(await this.logs.upload(scope, userId, upload));
+    return Object.assign(new UploadDeviceLogPayload(), {
+      deviceLog: DeviceLog.from(await this.logs.upload(scope, input.userId, upload)),
+    });
   }
 }
 
@@ -58,20 +70,17 @@ export class DeviceLogsResolver {
 export class UserDeviceLogsResolver {
   constructor(private readonly logs: DeviceLogsService) {}
 
-  @FieldResolver(() => [DeviceLog], {
+  @FieldResolver(() => DeviceLogConnection, {
     description:
-      'The logs of this account starting at or after startAtTime and ending before endAtTime; empty for callers without a grant.',
+      'The device logs of this account inside a time window, newest upload first; an empty list for callers without a share from it.',
   })
   async deviceLogs(
     @Root() user: User,
-    @Arg('startAtTime', () => Date) startAtTime: Date,
-    @Arg('endAtTime', () => Date) endAtTime: Date,
-    @Arg('page', () => Int, { nullable: true }) page: number | null,
-    @Arg('size', () => Int, { nullable: true }) size: number | null,
+    @Arg('filter', () => DeviceLogFilter, FILTER) filter: DeviceLogFilter,
+    @Args() { first, after }: PageArgs,
     @Ctx() scope: Scope,
-  ): Promise<DeviceLog[]> {
-    const window = { startAtTime, endAtTime, page: page ?? 0, size: size ?? undefined };
-    const [list] = await this.logs.listMany(scope, [user.userid], window);
-    return list.map(DeviceLog.from);
+  ): Promise<DeviceLogConnection> {
+    const window = { startAtTime: filter.startAt, endAtTime: filter.endAt, first, after };
+    return DeviceLogConnection.of(await this.logs.listOf(scope, user.userId, window), DeviceLog.from);
   }
 }

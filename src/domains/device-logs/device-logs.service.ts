@@ -7,10 +7,11 @@ import { hexId } from '../../kernel/ids';
 import { isAuthenticated } from '../../kernel/principal';
 import type { Scope } from '../../kernel/scope';
 import { assertUserId } from '../../kernel/validation';
-import { assertBlobId, assertPaging } from '../blobs/blobs.service';
+import { assertBlobId, BLOB_ID_PATTERN } from '../blobs/blobs.service';
+import { pageArgs, pageOf, type PageArgs, type PagedList, type SortKey } from '../../kernel/paging';
 import type { AccessPolicy, Requirement } from '../permissions/access-policy';
 import { DeviceLogSchema, type DeviceLogRecord } from './device-log.entity';
-import { logsOfUsers, type LogWindow } from './device-logs.loaders';
+import { logCounts, logPages, type LogWindow } from './device-logs.loaders';
 import { EntryValidator } from './entry-validator';
 
 /** DECISIONS.md: uploaders and custodians may upload; anyone with any grant may read. */
@@ -28,9 +29,20 @@ export interface DeviceLogUpload {
 export interface DeviceLogWindow {
   startAtTime: Date;
   endAtTime: Date;
-  page?: number;
-  size?: number;
+  first?: number | null;
+  after?: string | null;
 }
+
+/** A log list's sort key: the created time (ISO 8601) and the id. */
+const isLogKey = (key: SortKey) =>
+  key.length === 2 &&
+  typeof key[0] === 'string' &&
+  !Number.isNaN(Date.parse(key[0])) &&
+  typeof key[1] === 'string' &&
+  BLOB_ID_PATTERN.test(key[1]);
+
+/** Cursors of one user's log list fit no other list. */
+const logListOf = (userId: string) => `deviceLogs:${userId}`;
 
 /** Device logs (spec §2.5–2.6, §4.7): validated JSON arrays of entries, stored as uploaded. */
 export class DeviceLogsService {
@@ -73,28 +85,48 @@ export class DeviceLogsService {
   }
 
   /**
-   * The logs of `userId` lying inside the window, newest upload first. As Tidepool: a log starts
-   * at or after `startAtTime` and ends before `endAtTime` (the end is exclusive).
+   * A page of the logs of `userId` lying inside the window, newest upload first. As Tidepool: a
+   * log starts at or after `startAtTime` and ends before `endAtTime` (the end is exclusive).
+   * Anyone with a grant on the user may read them.
    */
-  async list(scope: Scope, userId: string, window: DeviceLogWindow): Promise<DeviceLogRecord[]> {
+  async list(scope: Scope, userId: string, window: DeviceLogWindow): Promise<PagedList<DeviceLogRecord>> {
     assertUserId(userId);
     const checked = this.window(window);
+    const args = pageArgs(logListOf(userId), window.first, window.after, isLogKey);
     await this.access.assertAllowed(scope, userId, MAY_READ);
-    return logsOfUsers(scope, checked).load(userId);
+    return this.page(scope, userId, checked, args);
   }
 
-  /** The same for many users at once; users the caller may not read list nothing. */
-  async listMany(scope: Scope, userIds: readonly string[], window: DeviceLogWindow): Promise<DeviceLogRecord[][]> {
+  /**
+   * The same for one of many users listed in a request (pages of many users cost one query
+   * together); a user the caller may not read lists nothing.
+   */
+  async listOf(scope: Scope, userId: string, window: DeviceLogWindow): Promise<PagedList<DeviceLogRecord>> {
     const checked = this.window(window);
-    const allowed = await this.access.allowedTargets(scope, userIds, MAY_READ);
-    const loader = logsOfUsers(scope, checked);
-    return Promise.all(userIds.map((id) => (allowed.has(id) ? loader.load(id) : [])));
+    const args = pageArgs(logListOf(userId), window.first, window.after, isLogKey);
+    if (!(await this.access.isAllowed(scope, userId, MAY_READ))) {
+      return { page: pageOf(logListOf(userId), args, [], () => []), count: async () => 0 };
+    }
+    return this.page(scope, userId, checked, args);
+  }
+
+  private async page(
+    scope: Scope,
+    userId: string,
+    window: LogWindow,
+    args: PageArgs,
+  ): Promise<PagedList<DeviceLogRecord>> {
+    const rows = await logPages(scope, window, args).load(userId);
+    return {
+      page: pageOf(logListOf(userId), args, rows, (log) => [log.createdTime.toISOString(), log.id]),
+      count: () => logCounts(scope, window).load(userId),
+    };
   }
 
   private window(window: DeviceLogWindow): LogWindow {
     if (window.startAtTime > window.endAtTime)
       throw invalid('startAtTime must not be later than endAtTime', 'startAtTime');
-    return { startAtTime: window.startAtTime, endAtTime: window.endAtTime, ...assertPaging(window.page, window.size) };
+    return { startAtTime: window.startAtTime, endAtTime: window.endAtTime };
   }
 
   /** A log's metadata: 404 when unknown, 403 when the caller has no grant on its owner. */

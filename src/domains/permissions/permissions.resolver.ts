@@ -1,9 +1,16 @@
-import { Arg, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { PageArgs } from '../../graphql/connection';
 import { isAppError } from '../../kernel/errors';
 import type { Scope } from '../../kernel/scope';
 import { User } from '../users/user.types';
 import { UsersService } from '../users/users.service';
-import { PermissionNameValue, Share } from './permission.types';
+import {
+  PermissionNameValue,
+  SetPermissionsInput,
+  SetPermissionsPayload,
+  Share,
+  ShareConnection,
+} from './permission.types';
 import { PermissionsService, type PermissionName } from './permissions.service';
 
 @Resolver(() => Share)
@@ -13,48 +20,61 @@ export class PermissionsResolver {
     private readonly users: UsersService,
   ) {}
 
-  @Query(() => [Share], {
-    description: 'The groups a user can access: every sharer that granted it something, and itself as root.',
+  @Query(() => ShareConnection, {
+    description:
+      'The accounts that share their data with a user, by id: the user itself, its custodians and server tokens may ask. The user’s own data (ROOT) is not listed.',
   })
-  async accessibleGroups(@Arg('userId', () => ID) userId: string, @Ctx() scope: Scope): Promise<Share[]> {
-    return (await this.sharing.groupsOf(scope, userId)).map(Share.from);
+  async accessibleGroups(
+    @Arg('userId', () => ID, { description: 'The grantee whose shares to list.' }) userId: string,
+    @Args() { first, after }: PageArgs,
+    @Ctx() scope: Scope,
+  ): Promise<ShareConnection> {
+    return ShareConnection.of(await this.sharing.groupsOf(scope, userId, first, after), Share.from);
   }
 
-  @Query(() => [Share], {
-    description: "Who can access a sharer's data: every grantee, and the sharer itself as root.",
+  @Query(() => ShareConnection, {
+    description:
+      'The accounts a sharer shares its data with, by id: the sharer, its custodians and server tokens may ask. The sharer itself (ROOT) is not listed.',
   })
-  async groupMembers(@Arg('sharerId', () => ID) sharerId: string, @Ctx() scope: Scope): Promise<Share[]> {
-    return (await this.sharing.membersOf(scope, sharerId)).map(Share.from);
+  async groupMembers(
+    @Arg('sharerId', () => ID, { description: 'The sharer whose grantees to list.' }) sharerId: string,
+    @Args() { first, after }: PageArgs,
+    @Ctx() scope: Scope,
+  ): Promise<ShareConnection> {
+    return ShareConnection.of(await this.sharing.membersOf(scope, sharerId, first, after), Share.from);
   }
 
   @Query(() => [PermissionNameValue], {
     nullable: true,
-    description: "What a user may do with a sharer's data; null when nothing.",
+    description:
+      "What a user may do with a sharer's data: [ROOT] when they are the same account, null when nothing. The user itself, the sharer's custodians and servers may ask.",
   })
   async permissions(
-    @Arg('sharerId', () => ID) sharerId: string,
-    @Arg('userId', () => ID) userId: string,
+    @Arg('sharerId', () => ID, { description: 'The account whose data is shared.' }) sharerId: string,
+    @Arg('userId', () => ID, { description: 'The account that may hold permissions.' }) userId: string,
     @Ctx() scope: Scope,
   ): Promise<PermissionName[] | null> {
     return this.sharing.permissionsOf(scope, sharerId, userId);
   }
 
-  @Mutation(() => [PermissionNameValue], {
-    description: "Replaces what a user may do with a sharer's data; an empty list removes the grant.",
+  @Mutation(() => SetPermissionsPayload, {
+    description:
+      "Replaces what a user may do with a sharer's data; an empty list removes the share. The sharer, its custodians and servers may set anything; a grantee may only remove its own share.",
   })
   async setPermissions(
-    @Arg('sharerId', () => ID) sharerId: string,
-    @Arg('userId', () => ID) userId: string,
-    @Arg('permissions', () => [PermissionNameValue]) names: PermissionName[],
+    @Arg('input', () => SetPermissionsInput, { description: 'The sharer, the grantee and the permissions.' })
+    input: SetPermissionsInput,
     @Ctx() scope: Scope,
-  ): Promise<PermissionName[]> {
-    return this.sharing.setPermissions(scope, sharerId, userId, names);
+  ): Promise<SetPermissionsPayload> {
+    const { sharerId, userId } = input;
+    const permissions = await this.sharing.setPermissions(scope, sharerId, userId, input.permissions);
+    return Object.assign(new SetPermissionsPayload(), { sharerId, userId, permissions });
   }
 
   @FieldResolver(() => User, { nullable: true })
   async user(@Root() share: Share, @Ctx() scope: Scope): Promise<User | null> {
     try {
-      return User.from(await this.users.get(scope, share.userid), scope.principal);
+      return User.from(await this.users.get(scope, share.userId), scope.principal);
     } catch (error) {
       if (isAppError(error) && (error.code === 'FORBIDDEN' || error.code === 'NOT_FOUND')) return null;
       throw error;
@@ -67,13 +87,21 @@ export class PermissionsResolver {
 export class UserSharingResolver {
   constructor(private readonly sharing: PermissionsService) {}
 
-  @FieldResolver(() => [Share], { description: 'The users this account shares its data with.' })
-  async sharedWith(@Root() user: User, @Ctx() scope: Scope): Promise<Share[]> {
-    return (await this.sharing.sharedWith(scope, user.userid)).map(Share.from);
+  @FieldResolver(() => ShareConnection, { description: 'The accounts this account shares its data with, by id.' })
+  async sharedWith(
+    @Root() user: User,
+    @Args() { first, after }: PageArgs,
+    @Ctx() scope: Scope,
+  ): Promise<ShareConnection> {
+    return ShareConnection.of(await this.sharing.sharedWith(scope, user.userId, first, after), Share.from);
   }
 
-  @FieldResolver(() => [Share], { description: 'The users who share their data with this account.' })
-  async sharedBy(@Root() user: User, @Ctx() scope: Scope): Promise<Share[]> {
-    return (await this.sharing.sharedBy(scope, user.userid)).map(Share.from);
+  @FieldResolver(() => ShareConnection, { description: 'The accounts that share their data with this account, by id.' })
+  async sharedBy(
+    @Root() user: User,
+    @Args() { first, after }: PageArgs,
+    @Ctx() scope: Scope,
+  ): Promise<ShareConnection> {
+    return ShareConnection.of(await this.sharing.sharedBy(scope, user.userId, first, after), Share.from);
   }
 }

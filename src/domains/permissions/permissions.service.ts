@@ -5,7 +5,8 @@ import type { Scope } from '../../kernel/scope';
 import { assertUserId } from '../../kernel/validation';
 import { GRANTABLE_PERMISSIONS, type AccessPolicy, type Permission } from './access-policy';
 import { PermissionGrantSchema } from './permission-grant.entity';
-import { grantsByGrantee, grantsBySharer } from './permissions.loaders';
+import { grantCounts, grantPages, grantsBySharer, type GrantRow } from './permissions.loaders';
+import { pageArgs, pageOf, type PagedList } from '../../kernel/paging';
 import type { AccountsExist } from '../../kernel/accounts';
 
 /** A permission name as the wire shows it: the grantable ones, plus `root` for the owner. */
@@ -13,14 +14,26 @@ export type PermissionName = Permission | 'root';
 
 /** One entry of a permission group: another user and what the sharer lets it do. */
 export interface Share {
-  userid: string;
+  userId: string;
   permissions: PermissionName[];
 }
+
+/** Grants an account gave (its group members) or received (the groups it can access). */
+type Side = 'given' | 'received';
 
 const OWNER: PermissionName[] = ['root'];
 const ORDER: readonly PermissionName[] = ['root', ...GRANTABLE_PERMISSIONS];
 const sorted = (names: Iterable<PermissionName>) =>
   [...new Set(names)].sort((a, b) => ORDER.indexOf(a) - ORDER.indexOf(b));
+
+/** The identity of a share list in its cursors: a cursor of one account's list fits no other. */
+const listOf = (side: Side, userId: string) => `shares:${side}:${userId}`;
+
+/** A grant as seen from one side: the other account and what the grant holds. */
+const shareOf = (row: GrantRow, side: Side): Share => ({
+  userId: side === 'given' ? row.grantee_id : row.sharer_id,
+  permissions: sorted(row.permissions),
+});
 
 export class PermissionsService {
   constructor(
@@ -28,26 +41,37 @@ export class PermissionsService {
     private readonly accountsExist: AccountsExist,
   ) {}
 
-  /** The groups `userId` can access: every sharer that granted it something, and itself as owner. */
-  async groupsOf(scope: Scope, userId: string): Promise<Share[]> {
+  /**
+   * The groups `userId` can access, a page at a time: every sharer that granted it something, by
+   * sharer id. Its own group (where it is owner, `root`) is not listed. The account, its
+   * custodians and servers may ask.
+   */
+  async groupsOf(
+    scope: Scope,
+    userId: string,
+    first?: number | null,
+    after?: string | null,
+  ): Promise<PagedList<Share>> {
     assertUserId(userId);
+    const args = pageArgs(listOf('received', userId), first, after);
     await this.access.assertAllowed(scope, userId, ['custodian']);
-    const rows = await grantsByGrantee(scope).load(userId);
-    return [
-      { userid: userId, permissions: OWNER },
-      ...rows.map((row) => ({ userid: row.sharer_id, permissions: sorted(row.permissions) })),
-    ];
+    return this.sharesPage(scope, 'received', userId, args);
   }
 
-  /** Who can access `sharerId`'s data: every grantee, and the sharer itself as owner. */
-  async membersOf(scope: Scope, sharerId: string): Promise<Share[]> {
+  /**
+   * Who can access `sharerId`'s data, a page at a time: every grantee, by grantee id; the sharer
+   * itself (owner, `root`) is not listed. The sharer, its custodians and servers may ask.
+   */
+  async membersOf(
+    scope: Scope,
+    sharerId: string,
+    first?: number | null,
+    after?: string | null,
+  ): Promise<PagedList<Share>> {
     assertUserId(sharerId, 'sharerId');
+    const args = pageArgs(listOf('given', sharerId), first, after);
     await this.access.assertAllowed(scope, sharerId, ['custodian']);
-    const rows = await grantsBySharer(scope).load(sharerId);
-    return [
-      { userid: sharerId, permissions: OWNER },
-      ...rows.map((row) => ({ userid: row.grantee_id, permissions: sorted(row.permissions) })),
-    ];
+    return this.sharesPage(scope, 'given', sharerId, args);
   }
 
   /** What `userId` may do with `sharerId`'s data; null when it holds nothing. */
@@ -95,18 +119,32 @@ export class PermissionsService {
     await scope.em.nativeDelete(PermissionGrantSchema, { $or: [{ sharerId: userId }, { granteeId: userId }] });
   }
 
-  /** The users `userId` shares its data with (for GraphQL traversal; the caller already read `userId`). */
-  sharedWith(scope: Scope, userId: string): Promise<Share[]> {
-    return grantsBySharer(scope)
-      .load(userId)
-      .then((rows) => rows.map((row) => ({ userid: row.grantee_id, permissions: sorted(row.permissions) })));
+  /**
+   * The users `userId` shares its data with, a page at a time (for GraphQL traversal: the caller
+   * already read `userId`). Pages of many accounts in one request cost one query together.
+   */
+  async sharedWith(scope: Scope, userId: string, first?: number | null, after?: string | null) {
+    return this.sharesPage(scope, 'given', userId, pageArgs(listOf('given', userId), first, after));
   }
 
-  /** The users who share their data with `userId`. */
-  sharedBy(scope: Scope, userId: string): Promise<Share[]> {
-    return grantsByGrantee(scope)
-      .load(userId)
-      .then((rows) => rows.map((row) => ({ userid: row.sharer_id, permissions: sorted(row.permissions) })));
+  /** The users who share their data with `userId`, a page at a time. */
+  async sharedBy(scope: Scope, userId: string, first?: number | null, after?: string | null) {
+    return this.sharesPage(scope, 'received', userId, pageArgs(listOf('received', userId), first, after));
+  }
+
+  private async sharesPage(
+    scope: Scope,
+    side: Side,
+    userId: string,
+    args: ReturnType<typeof pageArgs>,
+  ): Promise<PagedList<Share>> {
+    const column = side === 'given' ? 'sharer_id' : 'grantee_id';
+    const rows = await grantPages(scope, column, args).load(userId);
+    const shares = rows.map((row) => shareOf(row, side));
+    return {
+      page: pageOf(listOf(side, userId), args, shares, (share) => [share.userId]),
+      count: () => grantCounts(scope, column).load(userId),
+    };
   }
 
   private checkGrantable(names: readonly PermissionName[]): Permission[] {

@@ -56,6 +56,8 @@ export class DatabaseEvents {
   private scheduleReconnect(): void {
     if (this.closed) return;
     setTimeout(() => {
+      // Closed meanwhile (the service shut down while the database was away): nothing to resume.
+      if (this.closed) return;
       this.start().catch((error: unknown) => {
         this.logger.warn({ err: error }, 'database event listener could not reconnect');
         this.scheduleReconnect();

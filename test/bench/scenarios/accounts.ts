@@ -27,12 +27,12 @@ export async function accountScenarios(env: BenchEnvironment): Promise<Measureme
   });
   const rest = await load('REST GET /auth/user', { url: `${env.app.url}/auth/user`, headers }, floor.name);
   const graphql = await load(
-    'GraphQL { me { userid } }',
+    'GraphQL { me { userId } }',
     {
       url: `${env.app.url}/graphql`,
       method: 'POST',
       headers: { ...headers, 'content-type': 'application/json' },
-      body: JSON.stringify({ query: '{ me { userid } }' }),
+      body: JSON.stringify({ query: '{ me { userId } }' }),
     },
     floor.name,
   );
@@ -45,7 +45,7 @@ export async function accountScenarios(env: BenchEnvironment): Promise<Measureme
       method: 'POST',
       headers: { ...headers, 'content-type': 'application/json' },
       body: JSON.stringify({
-        query: '{ me { userid username sharedBy { userid permissions user { userid username } } } }',
+        query: '{ me { userId username sharedBy { nodes { userId permissions user { userId username } } } } }',
       }),
     },
     floor.name,

@@ -3,8 +3,14 @@ import { load, type Measurement } from '../harness';
 import type { BenchEnvironment } from '../setup';
 import { serverLogin, signUpUser } from './seed';
 
-/** Inserts `count` accounts sharing `view` with `granteeId`, straight into the database. */
-async function seedSharers(databaseUrl: string, granteeId: string, count: number, prefix: string): Promise<string[]> {
+/** Inserts `count` accounts sharing `permissions` with `granteeId`, straight into the database. */
+async function seedSharers(
+  databaseUrl: string,
+  granteeId: string,
+  count: number,
+  prefix: string,
+  permissions: string[] = ['view'],
+): Promise<string[]> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
@@ -17,10 +23,27 @@ async function seedSharers(databaseUrl: string, granteeId: string, count: number
     );
     await client.query(
       `insert into permission_grants (sharer_id, grantee_id, permissions, created_time, modified_time)
-       select id, $1, array['view'], now(), now() from unnest($2::text[]) as id`,
-      [granteeId, rows.map((row) => row.id)],
+       select id, $1, $3::text[], now(), now() from unnest($2::text[]) as id`,
+      [granteeId, rows.map((row) => row.id), permissions],
     );
     return rows.map((row) => row.id);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Inserts `perUser` available blob records for each user (metadata only: the bench never downloads them). */
+async function seedBlobs(databaseUrl: string, userIds: string[], perUser: number): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query(
+      `insert into blobs (id, user_id, media_type, status, digest_md5, size, object_key, revision, created_time, modified_time)
+       select md5(u || n::text), u, 'application/octet-stream', 'available', '1B2M2Y8AsgTpgAmY7PhCfg==', 0,
+              'bench/' || md5(u || n::text), 1, now() - n * interval '1 second', now()
+       from unnest($1::text[]) as u, generate_series(1, $2::int) as n`,
+      [userIds, perUser],
+    );
   } finally {
     await client.end();
   }
@@ -44,7 +67,7 @@ export async function sharingScenarios(env: BenchEnvironment): Promise<Measureme
   const server = await serverLogin(env);
   const body = JSON.stringify({
     query:
-      'query ($ids: [ID!]!) { users(ids: $ids) { userid username sharedWith { userid permissions } sharedBy { userid permissions } } }',
+      'query ($ids: [ID!]!) { users(ids: $ids) { userId username sharedWith(first: 10) { nodes { userId permissions } } sharedBy(first: 10) { nodes { userId permissions } } } }',
     variables: { ids: sharers.slice(0, 100) },
   });
   const graphqlHeaders = { 'x-tidepool-session-token': server, 'content-type': 'application/json' };
@@ -56,5 +79,22 @@ export async function sharingScenarios(env: BenchEnvironment): Promise<Measureme
     body,
   });
   users.notes = `${await statementsPerRequest(url, { method: 'POST', headers: graphqlHeaders, body })} SQL statements/request`;
-  return [groups, users];
+
+  // Issue 12: the dashboard's nested query, a clinician's patients with a page of blobs each.
+  const clinician = await signUpUser(env, 'clinician');
+  const patients = await seedSharers(env.databaseUrl, clinician.userid, 60, 'patient', ['custodian', 'view']);
+  await seedBlobs(env.databaseUrl, patients, 15);
+  const dashboardHeaders = { 'x-tidepool-session-token': clinician.token, 'content-type': 'application/json' };
+  const dashboard = async (first: number) => {
+    const query = `{ me { sharedBy(first: ${first}) { totalCount nodes { userId user { userId username blobs(first: 10) { totalCount nodes { id } } } } } } }`;
+    const init = { method: 'POST' as const, headers: dashboardHeaders, body: JSON.stringify({ query }) };
+    const answer = (await (await fetch(url, init)).json()) as { errors?: unknown; data?: any };
+    const nodes = answer.data?.me?.sharedBy?.nodes ?? [];
+    if (answer.errors || nodes.length !== first || nodes[0].user?.blobs?.totalCount !== 15)
+      throw new Error(`the dashboard query answered ${JSON.stringify(answer).slice(0, 500)}`);
+    const row = await load(`GraphQL dashboard: sharedBy(first: ${first}) → user → blobs(first: 10)`, { url, ...init });
+    row.notes = `${await statementsPerRequest(url, init)} SQL statements/request`;
+    return row;
+  };
+  return [groups, users, await dashboard(50), await dashboard(5)];
 }

@@ -1,0 +1,93 @@
+import { ArgsType, Field, Int, ObjectType, type ClassType } from 'type-graphql';
+import type { PagedList } from '../kernel/paging';
+
+@ObjectType({ description: 'Where a page lies in its list, and the cursors to ask for the next one.' })
+export class PageInfo {
+  @Field({ description: 'Whether rows follow this page: ask for them with `after: endCursor`.' })
+  hasNextPage!: boolean;
+
+  @Field({ description: 'Whether rows precede this page (it was asked with `after`).' })
+  hasPreviousPage!: boolean;
+
+  @Field(() => String, { nullable: true, description: 'The cursor of the first row of the page; null when empty.' })
+  startCursor!: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'The cursor of the last row of the page, to pass as `after`; null when the page is empty.',
+  })
+  endCursor!: string | null;
+}
+
+/** What a connection answers: its page, and how to count the whole list when asked. */
+export type ConnectionSource<T> = PagedList<T>;
+
+export interface ConnectionClass<T> {
+  new (): { nodes: T[] };
+  of<R>(source: ConnectionSource<R>, map: (row: R) => T): InstanceType<ConnectionClass<T>>;
+}
+
+/**
+ * The connection and edge types of a list of `Node`s (`BlobConnection`, `BlobEdge`), as the
+ * Relay connection specification shapes them. `totalCount` is counted only when asked.
+ */
+export function connectionOf<T extends object>(Node: ClassType<T>, name: string, what: string) {
+  @ObjectType(`${name}Edge`, { description: `One ${what} of a page, with its cursor.` })
+  class Edge {
+    @Field({ description: `Opaque: pass it as \`after\` to list the ${what}s that follow this one.` })
+    cursor!: string;
+
+    @Field(() => Node, { description: `The ${what}.` })
+    node!: T;
+  }
+
+  @ObjectType(`${name}Connection`, { description: `A page of ${what}s, with the cursors to page on.` })
+  class Connection {
+    @Field(() => [Edge], { description: `The ${what}s of the page with their cursors.` })
+    edges!: Edge[];
+
+    @Field(() => [Node], { description: `The ${what}s of the page, when their cursors are not needed.` })
+    nodes!: T[];
+
+    @Field(() => PageInfo, { description: 'Where the page lies in the list.' })
+    pageInfo!: PageInfo;
+
+    count!: () => Promise<number>;
+
+    @Field(() => Int, {
+      description: `How many ${what}s the whole list holds, across pages. Counted only when asked (one more query).`,
+    })
+    totalCount(): Promise<number> {
+      return this.count();
+    }
+
+    static of<R>(source: ConnectionSource<R>, map: (row: R) => T): Connection {
+      const { page, count } = source;
+      const nodes = page.nodes.map(map);
+      const pageInfo = Object.assign(new PageInfo(), {
+        hasNextPage: page.hasNextPage,
+        hasPreviousPage: page.hasPreviousPage,
+        startCursor: page.cursors[0] ?? null,
+        endCursor: page.cursors.at(-1) ?? null,
+      });
+      const edges = nodes.map((node, index) => Object.assign(new Edge(), { node, cursor: page.cursors[index] }));
+      return Object.assign(new Connection(), { nodes, edges, pageInfo, count });
+    }
+  }
+  return Connection;
+}
+
+/** Descriptions of the paging arguments, the same on every connection field. */
+export const FIRST_DESCRIPTION = 'How many to list: 1 to 100, 100 when omitted. More is refused (BAD_USER_INPUT).';
+export const AFTER_DESCRIPTION =
+  'List what follows this cursor (an `endCursor` or edge `cursor` of the same list); from the start when omitted.';
+
+/** The paging arguments of every connection field. */
+@ArgsType()
+export class PageArgs {
+  @Field(() => Int, { nullable: true, description: FIRST_DESCRIPTION })
+  first?: number | null;
+
+  @Field(() => String, { nullable: true, description: AFTER_DESCRIPTION })
+  after?: string | null;
+}

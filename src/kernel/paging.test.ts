@@ -1,0 +1,54 @@
+import { describe, expect, it } from '@jest/globals';
+import { assertFirst, decodeCursor, encodeCursor, pageArgs, pageOf, PAGE_SIZE } from './paging';
+
+describe('cursors', () => {
+  it('round-trip the sort key of their own list and are opaque url-safe text', () => {
+    const cursor = encodeCursor('blobs:0123456789', ['2024-01-02T03:04:05.000Z', 'abc']);
+    expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(cursor).not.toContain('0123456789');
+    expect(decodeCursor(cursor, 'blobs:0123456789')).toEqual(['2024-01-02T03:04:05.000Z', 'abc']);
+  });
+
+  it('refuse a cursor of another list, naming the argument', () => {
+    const cursor = encodeCursor('blobs:0123456789', ['k']);
+    expect(() => decodeCursor(cursor, 'blobs:9876543210')).toThrow(
+      expect.objectContaining({ code: 'INVALID', details: { field: 'after' } }),
+    );
+  });
+
+  it.each([
+    ['garbage', 'not a cursor!'],
+    ['not JSON', Buffer.from('{[').toString('base64url')],
+    ['another shape', Buffer.from(JSON.stringify({ a: 1 })).toString('base64url')],
+    ['another version', Buffer.from(JSON.stringify([2, 'l', ['k']])).toString('base64url')],
+    ['an empty key', Buffer.from(JSON.stringify([1, 'l', []])).toString('base64url')],
+    ['an object in the key', Buffer.from(JSON.stringify([1, 'l', [{}]])).toString('base64url')],
+    ['an empty string', ''],
+    ['a very long string', 'a'.repeat(2000)],
+  ])('refuse %s', (_case, cursor) => {
+    expect(() => decodeCursor(cursor, 'l')).toThrow(expect.objectContaining({ code: 'INVALID' }));
+  });
+});
+
+describe('paging rules', () => {
+  it('default first to 100 and take 1 to 100', () => {
+    expect(assertFirst(undefined)).toBe(PAGE_SIZE.default);
+    expect(assertFirst(null)).toBe(100);
+    expect(assertFirst(1)).toBe(1);
+    expect(assertFirst(100)).toBe(100);
+  });
+
+  it.each([0, -1, 101, 1.5])('refuse first: %p, naming first', (first) => {
+    expect(() => assertFirst(first)).toThrow(expect.objectContaining({ code: 'INVALID', details: { field: 'first' } }));
+  });
+
+  it('start after the cursor and tell whether more rows follow from the extra row', () => {
+    const rows = [{ id: 'a' }, { id: 'b' }, { id: 'c' }];
+    const first = pageOf('l', pageArgs('l', 2, null), rows, (row) => [row.id]);
+    expect(first).toMatchObject({ nodes: rows.slice(0, 2), hasNextPage: true, hasPreviousPage: false });
+    const next = pageArgs('l', 2, first.cursors[1]);
+    expect(next.after).toEqual(['b']);
+    const last = pageOf('l', next, rows.slice(2), (row) => [row.id]);
+    expect(last).toMatchObject({ nodes: [{ id: 'c' }], hasNextPage: false, hasPreviousPage: true });
+  });
+});

@@ -1,0 +1,116 @@
+import { invalid } from './errors';
+
+/**
+ * Keyset paging, the same for every list that can grow without bound. A cursor names the list it
+ * belongs to and the sort key of one row; the next page starts strictly after that key, so rows
+ * inserted meanwhile never shift a page (an offset would). Cursors are opaque to clients: base64url
+ * of a small JSON array, refused when they do not decode or belong to another list.
+ */
+
+/** `first` when omitted, and its largest value. */
+export const PAGE_SIZE = { default: 100, max: 100 } as const;
+
+/** A sort key: the values a list is ordered by, most significant first, unique per row. */
+export type SortKey = readonly (string | number)[];
+
+/** A page asked of one list: at most `first` rows after `after` (none: from the start). */
+export interface PageArgs {
+  first: number;
+  after: SortKey | null;
+}
+
+/** A page of rows of one list, with the cursor of each row. */
+export interface Page<T> {
+  nodes: T[];
+  cursors: string[];
+  hasNextPage: boolean;
+  /** Forward paging only: true when the page starts after a cursor. */
+  hasPreviousPage: boolean;
+}
+
+const VERSION = 1;
+
+/** The cursor of the row with sort key `key` in list `list` (e.g. `blobs:<userId>:<filter>`). */
+export function encodeCursor(list: string, key: SortKey): string {
+  return Buffer.from(JSON.stringify([VERSION, list, key]), 'utf8').toString('base64url');
+}
+
+/**
+ * The sort key a cursor of `list` holds; a cursor that does not decode, is of another list, or
+ * whose key `valid` refuses (the list's own key shape), is refused.
+ */
+export function decodeCursor(
+  cursor: string,
+  list: string,
+  field = 'after',
+  valid: (key: SortKey) => boolean = () => true,
+): SortKey {
+  const refused = () =>
+    invalid(`${field} is not a cursor of this list: pass the endCursor or a cursor of a page of the same list`, field);
+  if (!/^[A-Za-z0-9_-]{1,1024}$/.test(cursor)) throw refused();
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw refused();
+  }
+  if (!Array.isArray(decoded) || decoded.length !== 3) throw refused();
+  const [version, owner, key] = decoded as unknown[];
+  if (version !== VERSION || owner !== list || !Array.isArray(key) || key.length === 0) throw refused();
+  if (!key.every((part) => typeof part === 'string' || (typeof part === 'number' && Number.isFinite(part))))
+    throw refused();
+  if (!valid(key as SortKey)) throw refused();
+  return key as SortKey;
+}
+
+/** `first` checked: 1 to PAGE_SIZE.max, PAGE_SIZE.default when omitted. */
+export function assertFirst(first: number | null | undefined, field = 'first'): number {
+  if (first === null || first === undefined) return PAGE_SIZE.default;
+  if (!Number.isInteger(first) || first < 1 || first > PAGE_SIZE.max)
+    throw invalid(`${field} must be an integer from 1 to ${PAGE_SIZE.max}`, field);
+  return first;
+}
+
+/** The paging arguments of `list`, checked. */
+export function pageArgs(
+  list: string,
+  first: number | null | undefined,
+  after: string | null | undefined,
+  valid?: (key: SortKey) => boolean,
+): PageArgs {
+  return {
+    first: assertFirst(first),
+    after: after === null || after === undefined ? null : decodeCursor(after, list, 'after', valid),
+  };
+}
+
+/**
+ * The page from the rows a query returned for it: the query asks one row more than `first`, so
+ * the extra row says whether there is a next page.
+ */
+export function pageOf<T>(list: string, args: PageArgs, rows: T[], keyOf: (row: T) => SortKey): Page<T> {
+  const nodes = rows.slice(0, args.first);
+  return {
+    nodes,
+    cursors: nodes.map((row) => encodeCursor(list, keyOf(row))),
+    hasNextPage: rows.length > args.first,
+    hasPreviousPage: args.after !== null,
+  };
+}
+
+/** A page of a list and, when the caller asks for it, the size of the whole list. */
+export interface PagedList<T> {
+  page: Page<T>;
+  count: () => Promise<number>;
+}
+
+/** The legacy REST paging (`page`, `size`): offsets, which the REST layer reads off a connection. */
+export const LEGACY_PAGE_SIZE = { default: 100, max: 1000 } as const;
+
+/** The legacy offset page, checked: rows page*size to (page+1)*size of the list. */
+export function assertLegacyPaging(page = 0, size: number = LEGACY_PAGE_SIZE.default): { page: number; size: number } {
+  if (!Number.isInteger(page) || page < 0) throw invalid('page must be an integer of at least 0', 'page');
+  if (!Number.isInteger(size) || size < 1 || size > LEGACY_PAGE_SIZE.max)
+    throw invalid(`size must be an integer from 1 to ${LEGACY_PAGE_SIZE.max}`, 'size');
+  return { page, size };
+}

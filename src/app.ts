@@ -104,7 +104,14 @@ export async function createApp({
     lenient: asksOnlyFor(CREDENTIAL_FREE_MUTATIONS),
   });
   // GraphiQL for browsers (GET with Accept: text/html); without it, Apollo answers them as before.
-  if (config.graphqlPlayground) app.use('/graphql', playgroundRouter({ baseUrl, defaultRealm: config.legacyRealm }));
+  if (config.graphqlPlayground) {
+    const playground = playgroundRouter({ baseUrl, defaultRealm: config.legacyRealm });
+    // Queries are POSTs: they skip the page's router altogether.
+    app.use('/graphql', (req, res, next) => {
+      if (req.method === 'GET' || req.method === 'HEAD') return playground(req, res, next);
+      next();
+    });
+  }
   app.use('/graphql', apiCors, graphqlBody, graphqlAuth, refuseBadGraphQLInput(graphqlError));
   app.use('/graphql', graphqlHttpHandler(apollo));
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { buildSchema, getIntrospectionQuery, parse } from 'graphql';
-import { queryCost } from './cost';
+import { CostCache, queryCost } from './cost';
 import { DEFAULT_LIST_LENGTH, DEFAULT_PAGE_SIZE, MAX_QUERY_NODES } from './limits';
 
 const schema = buildSchema(`
@@ -62,5 +62,22 @@ describe('queryCost', () => {
     expect(() => cost('query ($ids: [ID!]!) { users(ids: $ids) { id } }', {})).toThrow(
       expect.objectContaining({ extensions: expect.objectContaining({ code: 'BAD_USER_INPUT' }) }),
     );
+  });
+});
+
+describe('CostCache', () => {
+  it('computes a cost once per document, operation and variables, and anew for long variables', () => {
+    const cache = new CostCache(64, 2);
+    const document = parse('{ me { id } }');
+    let computed = 0;
+    const compute = () => ++computed;
+    expect(cache.of(document, undefined, {}, compute)).toBe(1);
+    expect(cache.of(document, undefined, {}, compute)).toBe(1);
+    expect(cache.of(parse('{ me { id } }'), undefined, {}, compute)).toBe(2);
+    expect(cache.of(document, 'Named', {}, compute)).toBe(3);
+    expect(cache.of(document, undefined, { first: 5 }, compute)).toBe(4);
+    const long = { ids: new Array(20).fill('0123456789') };
+    expect(cache.of(document, undefined, long, compute)).toBe(5);
+    expect(cache.of(document, undefined, long, compute)).toBe(6);
   });
 });

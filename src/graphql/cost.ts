@@ -98,13 +98,42 @@ export function queryCost(
 }
 
 /**
+ * Costs already computed, per parsed document (Apollo hands out the same DocumentNode for the
+ * same query text) and per operation and variables: the analysis walks the whole document with
+ * type information, which cost a dashboard's repeated query more than the rest of its
+ * validation. Variables too long to serve as a key are priced anew each time.
+ */
+export class CostCache {
+  private readonly byDocument = new WeakMap<DocumentNode, Map<string, number>>();
+
+  constructor(
+    private readonly maxKeyLength = 2_048,
+    private readonly maxEntriesPerDocument = 64,
+  ) {}
+
+  of(document: DocumentNode, operationName: string | undefined, variables: unknown, compute: () => number): number {
+    const key = `${operationName ?? ''}\u0000${JSON.stringify(variables ?? {})}`;
+    if (key.length > this.maxKeyLength) return compute();
+    let known = this.byDocument.get(document);
+    if (!known) this.byDocument.set(document, (known = new Map()));
+    const cached = known.get(key);
+    if (cached !== undefined) return cached;
+    const cost = compute();
+    if (known.size >= this.maxEntriesPerDocument) known.clear();
+    known.set(key, cost);
+    return cost;
+  }
+}
+
+/**
  * Refuses, after parsing and validation and before any resolver runs, operations costing more
  * than MAX_QUERY_COST and subscriptions. The cost depends on the variables (`ids`, `first`), so it
  * is checked per request here rather than as a validation rule, whose result Apollo caches per
  * document.
  */
 export function requestLimits(): ApolloServerPlugin {
-  // Stateless, so one listener serves every request.
+  const costs = new CostCache();
+  // One listener serves every request; costs are shared across them.
   const listener: GraphQLRequestListener<BaseContext> = {
     async didResolveOperation({ request, document, operation, schema }) {
       // No operation to run (a wrong operationName): execution answers that, running nothing.
@@ -112,7 +141,9 @@ export function requestLimits(): ApolloServerPlugin {
       if (operation.operation === 'subscription') {
         throw refusal('Subscriptions are not supported on this transport', 'BAD_REQUEST');
       }
-      const cost = queryCost(schema, document, request.variables, operation.name?.value);
+      const cost = costs.of(document, operation.name?.value, request.variables, () =>
+        queryCost(schema, document, request.variables, operation.name?.value),
+      );
       if (cost > MAX_QUERY_COST) throw refusal(`Query cost ${cost} exceeds the maximum of ${MAX_QUERY_COST}`);
     },
   };

@@ -35,6 +35,10 @@ export function createApolloServer(schema: GraphQLSchema, logger: Logger): Apoll
     // graphql-js stops parsing there, so an oversized document costs no more than that.
     parseOptions: { maxTokens: MAX_TOKENS },
     introspection: true,
+    // Automatic persisted queries: documents by hash, in Apollo's bounded in-memory LRU cache
+    // (30 MiB), for a day; a document sent by hash still passes every request limit.
+    cache: 'bounded',
+    persistedQueries: { ttl: 24 * 60 * 60 },
     includeStacktraceInErrorResponses: false,
     stopOnTerminationSignals: false,
     // No HTTP caching of per-user data, and no per-field instrumentation cost for it.

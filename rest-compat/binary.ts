@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { Upload } from '../src/graphql/upload';
+import { Upload } from '../src/kernel/upload';
 import { hasBody } from '../src/http/body-parsing';
 import { assertDigestMD5, assertMediaType } from '../src/kernel/content';
 import { AppError, invalid } from '../src/kernel/errors';

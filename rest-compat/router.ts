@@ -16,7 +16,7 @@ import { invalid, isAppError, unauthenticated, type AppError } from '../src/kern
 import { isAuthenticated } from '../src/kernel/principal';
 import type { Scope } from '../src/kernel/scope';
 import { findNul, findNulInVariables, longListInVariables, nulRefused } from '../src/kernel/validation';
-import { errorBody, HTTP_STATUS } from './http-errors';
+import { errorBody, HTTP_STATUS } from '../src/http/http-errors';
 import type { ContentRoute, RestRequest, RestRoute } from './route';
 
 export function scopeOf(res: Response): Scope {

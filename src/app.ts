@@ -1,6 +1,6 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { getOperationAST, parse, type GraphQLSchema } from 'graphql';
-import { errorBody, HTTP_STATUS } from '../rest-compat/http-errors';
+import { errorBody, HTTP_STATUS } from './http/http-errors';
 import { restCompatRouter, sendAppError } from '../rest-compat/router';
 import { contentRoutes, restRoutes } from '../rest-compat/routes';
 import type { RestRoute } from '../rest-compat/route';

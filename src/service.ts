@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app';
 import type { Config } from './config';
+import { entities } from './entities';
 import { migrate, openDatabase, type Orm } from './infra/database/orm';
 import { resolvePostgres, type PostgresServer } from './infra/database/postgres-server';
 import type { Logger } from './infra/logger';
@@ -43,7 +44,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     port: config.embeddedPostgresPort,
     logger,
   });
-  const orm = await openDatabase(database.url, config.databasePoolSize);
+  const orm = await openDatabase(database.url, entities, config.databasePoolSize);
   const applied = await migrate(orm);
   if (applied.length) logger.info({ migrations: applied }, 'applied database migrations');
   const objectStore = createObjectStore(config);

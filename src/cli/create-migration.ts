@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../config';
 import { createLogger } from '../infra/logger';
+import { entities } from '../entities';
 import { openDatabase, migrate } from '../infra/database/orm';
 import { ensureDatabase, resolvePostgres, withDatabase } from '../infra/database/postgres-server';
 import pg from 'pg';
@@ -25,7 +26,7 @@ async function main(): Promise<void> {
   const scratch = `islet_migration_${process.pid}`;
   const adminUrl = withDatabase(server.url, 'postgres');
   await ensureDatabase(adminUrl, scratch);
-  const orm = await openDatabase(withDatabase(server.url, scratch));
+  const orm = await openDatabase(withDatabase(server.url, scratch), entities);
   try {
     await migrate(orm);
     const folder = path.resolve('migrations');

@@ -1,5 +1,6 @@
 import { ConfigError, loadConfig } from '../config';
 import { createLogger } from '../infra/logger';
+import { entities } from '../entities';
 import { migrate, openDatabase } from '../infra/database/orm';
 import { resolvePostgres } from '../infra/database/postgres-server';
 
@@ -13,7 +14,7 @@ async function main(): Promise<void> {
     port: config.embeddedPostgresPort,
     logger,
   });
-  const orm = await openDatabase(server.url, 2);
+  const orm = await openDatabase(server.url, entities, 2);
   try {
     const applied = await migrate(orm);
     process.stdout.write(applied.length ? `applied ${applied.join(', ')}\n` : 'database is up to date\n');

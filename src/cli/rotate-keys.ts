@@ -1,5 +1,6 @@
 import { REALMS, ConfigError, loadConfig, type Realm } from '../config';
 import { createLogger } from '../infra/logger';
+import { entities } from '../entities';
 import { openDatabase } from '../infra/database/orm';
 import { resolvePostgres } from '../infra/database/postgres-server';
 import { pruneRetiredKeys, rotateSigningKey } from '../auth/oidc/keys';
@@ -23,7 +24,7 @@ async function main(): Promise<void> {
     port: config.embeddedPostgresPort,
     logger,
   });
-  const orm = await openDatabase(server.url, 2);
+  const orm = await openDatabase(server.url, entities, 2);
   try {
     for (const realm of (realms.length ? realms : REALMS) as Realm[]) {
       const kid = await rotateSigningKey(orm, realm);

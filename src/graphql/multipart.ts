@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import { CONTENT_SIZE_LIMIT } from '../kernel/content';
 import { AppError, invalid } from '../kernel/errors';
 import { JSON_BODY_LIMIT_BYTES } from '../http/json-body';
-import { Upload, type UploadedFile } from './upload';
+import { Upload, type UploadedFile } from '../kernel/upload';
 
 export const MAX_FILES_PER_REQUEST = 10;
 

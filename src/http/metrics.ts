@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
-import { errorBody } from '../../rest-compat/http-errors';
+import { errorBody } from './http-errors';
 import type { Config } from '../config';
 import { registry } from '../infra/metrics';
 

@@ -6,6 +6,7 @@ import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import pg from 'pg';
 import { rotateSigningKey } from '../../src/auth/oidc/keys';
 import { loadConfig } from '../../src/config';
+import { entities } from '../../src/entities';
 import { openDatabase } from '../../src/infra/database/orm';
 import { createLogger } from '../../src/infra/logger';
 import { startService } from '../../src/service';
@@ -334,7 +335,7 @@ describe('signing-key rotation', () => {
     const before = await passwordGrant(app, 'qa4', alice.email, alice.password);
     const oldKid = decodeProtectedHeader(before.body.access_token).kid;
 
-    const orm = await openDatabase(app.database.url, 1);
+    const orm = await openDatabase(app.database.url, entities, 1);
     const newKid = await rotateSigningKey(orm, 'qa4');
     await orm.close();
     let after = before;

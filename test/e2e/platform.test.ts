@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { entities } from '../../src/entities';
 import { migrate, openDatabase, schemaDrift } from '../../src/infra/database/orm';
 import { sdlBindings } from '../../src/graphql/resolvers';
 import { buildIsletSchema, schemaSdl } from '../../src/graphql/schema';
@@ -63,7 +64,7 @@ describe('code and schema agree', () => {
 
   it('has migrations that produce exactly the entities (run npm run migration:create)', async () => {
     const database = await createTestDatabase();
-    const orm = await openDatabase(database.url, 1);
+    const orm = await openDatabase(database.url, entities, 1);
     try {
       expect(await migrate(orm)).toEqual([]);
       expect(await schemaDrift(orm)).toBe('');

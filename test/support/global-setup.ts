@@ -1,3 +1,4 @@
+import { entities } from '../../src/entities';
 import { migrate, openDatabase } from '../../src/infra/database/orm';
 import { withDatabase } from '../../src/infra/database/postgres-server';
 import { adminQuery, quoteIdent, testPostgresAdminUrl } from './postgres';
@@ -24,7 +25,7 @@ export default async function globalSetup(): Promise<void> {
   const template = `islet_tpl_${process.pid}`;
   await adminQuery(adminUrl, `drop database if exists ${quoteIdent(template)}`);
   await adminQuery(adminUrl, `create database ${quoteIdent(template)}`);
-  const orm = await openDatabase(withDatabase(adminUrl, template), 2);
+  const orm = await openDatabase(withDatabase(adminUrl, template), entities, 2);
   try {
     await migrate(orm);
   } finally {

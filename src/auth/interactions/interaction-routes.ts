@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { HTTP_STATUS } from '../../../rest-compat/http-errors';
+import { HTTP_STATUS } from '../../http/http-errors';
 import { bodyError } from '../../http/body-parsing';
 import { isDatabaseUnavailable } from '../../infra/database/availability';
 import type { Logger } from '../../infra/logger';

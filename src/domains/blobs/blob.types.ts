@@ -1,6 +1,7 @@
 import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { connectionOf } from '../../graphql/connection';
-import { UploadScalar, type Upload } from '../../graphql/upload';
+import { UploadScalar } from '../../graphql/upload';
+import type { Upload } from '../../kernel/upload';
 import type { BlobRecord, BlobStatus } from './blob.entity';
 import type { BlobListOptions } from './blobs.service';
 

@@ -1,6 +1,7 @@
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { connectionOf } from '../../graphql/connection';
-import { UploadScalar, type Upload } from '../../graphql/upload';
+import { UploadScalar } from '../../graphql/upload';
+import type { Upload } from '../../kernel/upload';
 import type { DeviceLogRecord } from './device-log.entity';
 
 @ObjectType({

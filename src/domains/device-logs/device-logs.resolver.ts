@@ -1,6 +1,6 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { PageArgs } from '../../graphql/connection';
-import { incomingContent } from '../../graphql/upload';
+import { incomingContent } from '../../kernel/upload';
 import type { Scope } from '../../kernel/scope';
 import { User } from '../users/user.types';
 import {

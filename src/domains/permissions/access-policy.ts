@@ -1,10 +1,8 @@
 import { AppError, forbidden, unauthenticated } from '../../kernel/errors';
 import { isAuthenticated } from '../../kernel/principal';
 import type { Scope } from '../../kernel/scope';
+import type { Permission } from './permission.model';
 import { callerGrants } from './permissions.loaders';
-
-export const GRANTABLE_PERMISSIONS = ['custodian', 'view', 'upload', 'note'] as const;
-export type Permission = (typeof GRANTABLE_PERMISSIONS)[number];
 
 /**
  * What a caller must hold on a target account besides being its owner or a server: one of the

@@ -2,7 +2,7 @@ import { Loader } from '../../kernel/loader';
 import { placeholders } from '../../kernel/sql';
 import type { PageArgs } from '../../kernel/paging';
 import type { Scope } from '../../kernel/scope';
-import type { Permission } from './access-policy';
+import type { Permission } from './permission.model';
 
 export interface GrantRow {
   sharer_id: string;

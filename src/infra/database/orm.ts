@@ -4,9 +4,11 @@ import { migrations } from '../../../migrations';
 import { invalid } from '../../kernel/errors';
 import { findNul } from '../../kernel/validation';
 import { requestScope } from '../logger';
-import { entities } from './entities';
 
 export type Orm = MikroORM;
+
+/** The entities the ORM manages; the composition root (src/entities.ts) supplies them. */
+export type EntityList = NonNullable<Options['entities']>;
 
 /**
  * Counts statements per request so tests and benchmarks can see what a request costs. Refuses
@@ -21,7 +23,7 @@ function countStatement(sql: string, params: readonly unknown[] = []): string {
   return sql;
 }
 
-export function ormOptions(url: string, poolSize = 10): Options {
+export function ormOptions(url: string, entities: EntityList, poolSize = 10): Options {
   return {
     clientUrl: url,
     entities,
@@ -42,8 +44,8 @@ export function ormOptions(url: string, poolSize = 10): Options {
   };
 }
 
-export async function openDatabase(url: string, poolSize?: number): Promise<Orm> {
-  return MikroORM.init(ormOptions(url, poolSize));
+export async function openDatabase(url: string, entities: EntityList, poolSize?: number): Promise<Orm> {
+  return MikroORM.init(ormOptions(url, entities, poolSize));
 }
 
 /** Applies pending migrations; returns the names applied. */

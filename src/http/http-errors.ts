@@ -1,6 +1,6 @@
-import type { ErrorCode } from '../src/kernel/errors';
+import type { ErrorCode } from '../kernel/errors';
 
-/** The REST half of "one error family mapped once per transport". */
+/** The HTTP half of "one error family mapped once per transport": rest-compat, auth and the app answer with it. */
 export const HTTP_STATUS: Record<ErrorCode, number> = {
   UNAUTHENTICATED: 401,
   FORBIDDEN: 403,

@@ -1,0 +1,19 @@
+import { IdentityLinkSchema } from './auth/brokering/identity-link.entity';
+import { LoginFailureSchema, OidcRecordSchema, RealmKeySchema, RevokedSessionSchema } from './auth/oidc/oidc.entity';
+import { BlobSchema } from './domains/blobs/blob.entity';
+import { DeviceLogSchema } from './domains/device-logs/device-log.entity';
+import { PermissionGrantSchema } from './domains/permissions/permission-grant.entity';
+import { UserEmailSchema, UserSchema } from './domains/users/user.entity';
+import { PendingObjectSchema } from './infra/content/pending-object.entity';
+
+/**
+ * Every entity the ORM manages, one line per domain. Registered here, at the composition root,
+ * and handed to openDatabase by whoever composes the application (src/service.ts, src/cli/*,
+ * the test setup), so src/infra never imports a domain or auth.
+ */
+export const entities = [
+  ...[UserSchema, UserEmailSchema],
+  ...[PermissionGrantSchema],
+  ...[BlobSchema, DeviceLogSchema, PendingObjectSchema],
+  ...[OidcRecordSchema, RealmKeySchema, RevokedSessionSchema, LoginFailureSchema, IdentityLinkSchema],
+];

@@ -64,49 +64,50 @@ function parsedVariables(value: unknown): unknown {
   }
 }
 
-/** The GraphQL request's fields (POST body or GET query), variables parsed when sent as text. */
-function graphqlRequest(req: Request): Record<string, unknown> | undefined {
+/** What a GraphQL request carries (POST body or GET query), variables and extensions parsed once. */
+interface GraphQLInput {
+  query: unknown;
+  operationName: unknown;
+  variables: unknown;
+  extensions: unknown;
+}
+
+function graphqlInput(req: Request): GraphQLInput | undefined {
   const request = (req.method === 'GET' ? req.query : req.body) as Record<string, unknown> | undefined;
   if (!request || typeof request !== 'object') return undefined;
-  return { ...request, variables: parsedVariables(request.variables) };
+  return {
+    query: request.query,
+    operationName: request.operationName,
+    variables: parsedVariables(request.variables),
+    extensions: parsedVariables(request.extensions),
+  };
 }
 
 /**
- * Variables or extensions nested too deeply to walk: those of a JSON body were measured when it
- * was parsed, those of a query string or a multipart request only here.
+ * What no GraphQL input may hold, first problem first: variables or extensions nested too deeply
+ * to walk (a JSON body was measured when it was parsed; a query string or a multipart request
+ * only here), a NUL in any text (variables, or a string literal of the document), a list over
+ * MAX_LIST_ENTRIES in the variables. Each names the field it is in.
  */
-function tooDeepProblem(req: Request): AppError | undefined {
-  const request = graphqlRequest(req);
-  if (!request) return undefined;
-  for (const part of ['variables', 'extensions'] as const) {
-    const value = part === 'extensions' ? parsedVariables(request.extensions) : request[part];
-    if (nestedDeeperThan(value, MAX_JSON_DEPTH)) return tooDeep(part);
-  }
-  return undefined;
-}
-
-/** The NUL in a GraphQL request (POST body or GET query), named as the field it is in. */
-export function graphqlNulProblem(req: Request): AppError | undefined {
-  const request = graphqlRequest(req);
-  if (!request) return undefined;
-  const { query, operationName, variables, extensions } = request;
+function graphqlInputProblem({ query, operationName, variables, extensions }: GraphQLInput): AppError | undefined {
+  if (nestedDeeperThan(variables, MAX_JSON_DEPTH)) return tooDeep('variables');
+  if (nestedDeeperThan(extensions, MAX_JSON_DEPTH)) return tooDeep('extensions');
   if (typeof query === 'string' && (query.includes(NUL) || ESCAPED_NUL.test(query))) return nulRefused('query');
   if (typeof operationName === 'string' && operationName.includes(NUL)) return nulRefused('operationName');
   const inVariables = findNulInVariables(variables);
   if (inVariables !== undefined) return nulRefused(inVariables || 'variables');
-  if (findNul(parsedVariables(extensions)) !== undefined) return nulRefused('extensions');
-  return undefined;
+  if (findNul(extensions) !== undefined) return nulRefused('extensions');
+  return longListInVariables(variables);
 }
 
 /**
- * Refuses a GraphQL request with a NUL in any text it carries (variables, or a string literal
- * of the document), or with a list over MAX_LIST_ENTRIES in its variables, naming the field:
- * every input is covered at once, on JSON and multipart requests alike, before any resolver runs.
+ * Refuses a GraphQL request whose input no resolver could take (see graphqlInputProblem), on
+ * JSON and multipart requests alike, before any resolver runs.
  */
 export function refuseBadGraphQLInput(respond: (error: AppError, res: Response) => void) {
   return (req: Request, res: Response, next: NextFunction): void => {
-    const problem =
-      tooDeepProblem(req) ?? graphqlNulProblem(req) ?? longListInVariables(graphqlRequest(req)?.variables);
+    const input = graphqlInput(req);
+    const problem = input && graphqlInputProblem(input);
     if (problem) return respond(problem, res);
     next();
   };

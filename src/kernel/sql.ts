@@ -1,4 +1,62 @@
+import type { PageArgs } from './paging';
+import type { Scope } from './scope';
+
 /** `?, ?, ?` for an IN list of `count` values (the driver expands no arrays). */
 export function placeholders(count: number): string {
   return count > 0 ? '?, '.repeat(count - 1) + '?' : '';
+}
+
+/** Conditions on a table beyond its owner, as SQL (with `?` placeholders) and their parameters. */
+export interface SqlCondition {
+  sql: string;
+  params: readonly unknown[];
+}
+
+type Connection = ReturnType<Scope['em']['getConnection']>;
+
+/** Driver rows may carry timestamps as text (MikroORM's pg settings) or as dates. */
+export const rowDate = (value: unknown): Date | null =>
+  value === null || value === undefined ? null : value instanceof Date ? value : new Date(value as string);
+
+/**
+ * A page of the rows of many users in `table`, newest first (then by id), one row more than
+ * asked so each page knows whether more follow: a hundred users cost one SELECT. `after` is the
+ * (created time, id) of the last row of the previous page; created times are written from
+ * JavaScript dates, so milliseconds compare exactly.
+ */
+export async function newestPagesByUser(
+  connection: Connection,
+  table: string,
+  condition: SqlCondition,
+  userIds: readonly string[],
+  { first, after }: PageArgs,
+): Promise<Record<string, unknown>[][]> {
+  const afterParams = after === null ? [] : [new Date(after[0]), new Date(after[0]), after[1]];
+  const rows = await connection.execute<Record<string, unknown>[]>(
+    `select * from (
+       select *, row_number() over (partition by user_id order by created_time desc, id) as position
+       from ${table}
+       where user_id in (${placeholders(userIds.length)}) and ${condition.sql}
+         ${after ? 'and (created_time < ? or (created_time = ? and id > ?))' : ''}
+     ) ranked where position <= ? order by created_time desc, id`,
+    [...userIds, ...condition.params, ...afterParams, first + 1],
+  );
+  const byUser = new Map<string, Record<string, unknown>[]>(userIds.map((id) => [id, []]));
+  for (const row of rows) byUser.get(row.user_id as string)?.push(row);
+  return userIds.map((id) => byUser.get(id) ?? []);
+}
+
+/** How many rows of `table` each user has under `condition`, in one SELECT. */
+export async function countsByUser(
+  connection: Connection,
+  table: string,
+  condition: SqlCondition,
+  userIds: readonly string[],
+): Promise<number[]> {
+  const rows = await connection.execute<{ user_id: string; count: string }[]>(
+    `select user_id, count(*) as count from ${table} where user_id in (${placeholders(userIds.length)}) and ${condition.sql} group by user_id`,
+    [...userIds, ...condition.params],
+  );
+  const counts = new Map(rows.map((row) => [row.user_id, Number(row.count)]));
+  return userIds.map((id) => counts.get(id) ?? 0);
 }

@@ -1,7 +1,7 @@
 import { Loader } from '../../kernel/loader';
 import type { PageArgs } from '../../kernel/paging';
 import type { Scope } from '../../kernel/scope';
-import { placeholders } from '../../kernel/sql';
+import { countsByUser, newestPagesByUser, placeholders, rowDate, type SqlCondition } from '../../kernel/sql';
 import { BlobSchema, type BlobRecord, type BlobStatus } from './blob.entity';
 
 export interface BlobFilter {
@@ -24,10 +24,6 @@ export function blobLoader(scope: Scope): Loader<string, BlobRecord | null> {
  * A row as a plain snapshot: a listed page is read, never changed, and mapping hundreds of rows
  * to managed entities costs more than the query.
  */
-/** Driver rows may carry timestamps as text (MikroORM's pg settings) or as dates. */
-const asDate = (value: unknown): Date | null =>
-  value === null || value === undefined ? null : value instanceof Date ? value : new Date(value as string);
-
 function toBlobRecord(row: Record<string, unknown>): BlobRecord {
   return {
     id: row.id as string,
@@ -38,13 +34,13 @@ function toBlobRecord(row: Record<string, unknown>): BlobRecord {
     size: (row.size as number | null) ?? null,
     objectKey: (row.object_key as string | null) ?? null,
     revision: row.revision as number,
-    createdTime: asDate(row.created_time)!,
-    modifiedTime: asDate(row.modified_time),
+    createdTime: rowDate(row.created_time)!,
+    modifiedTime: rowDate(row.modified_time),
   } as BlobRecord;
 }
 
 /** The filter as SQL conditions on `blobs`, with their parameters. */
-function filterSql(filter: BlobFilter): { sql: string; params: unknown[] } {
+function filterSql(filter: BlobFilter): SqlCondition {
   const mediaTypes = filter.mediaTypes ?? [];
   return {
     sql:
@@ -54,29 +50,12 @@ function filterSql(filter: BlobFilter): { sql: string; params: unknown[] } {
   };
 }
 
-/**
- * A page of the blobs of many users under one filter, newest first (then by id), one row more
- * than asked so the page knows whether more follow: listing the blobs of a hundred users costs
- * one SELECT. `after` is the (created time, id) of the last row of the previous page. Created
- * times are written from JavaScript dates, so milliseconds compare exactly.
- */
+/** A page of the blobs of many users under one filter, newest first: one SELECT for the request. */
 export function blobPages(scope: Scope, filter: BlobFilter, args: PageArgs): Loader<string, BlobRecord[]> {
   return scope.loaders.get(`blobs.pages:${JSON.stringify([filter, args])}`, () => {
     return new Loader<string, BlobRecord[]>(async (userIds) => {
-      const where = filterSql(filter);
-      const after = args.after === null ? null : [new Date(args.after[0]), new Date(args.after[0]), args.after[1]];
-      const rows = await scope.em.getConnection().execute<Record<string, unknown>[]>(
-        `select * from (
-           select *, row_number() over (partition by user_id order by created_time desc, id) as position
-           from blobs
-           where user_id in (${placeholders(userIds.length)}) and ${where.sql}
-             ${after ? 'and (created_time < ? or (created_time = ? and id > ?))' : ''}
-         ) ranked where position <= ? order by created_time desc, id`,
-        [...userIds, ...where.params, ...(after ?? []), args.first + 1],
-      );
-      const byUser = new Map<string, BlobRecord[]>(userIds.map((id) => [id, []]));
-      for (const row of rows) byUser.get(row.user_id as string)?.push(toBlobRecord(row));
-      return userIds.map((id) => byUser.get(id) ?? []);
+      const pages = await newestPagesByUser(scope.em.getConnection(), 'blobs', filterSql(filter), userIds, args);
+      return pages.map((rows) => rows.map(toBlobRecord));
     });
   });
 }
@@ -84,16 +63,8 @@ export function blobPages(scope: Scope, filter: BlobFilter, args: PageArgs): Loa
 /** How many blobs each user has under one filter, in one SELECT for the request. */
 export function blobCounts(scope: Scope, filter: BlobFilter): Loader<string, number> {
   return scope.loaders.get(`blobs.counts:${JSON.stringify(filter)}`, () => {
-    return new Loader<string, number>(async (userIds) => {
-      const where = filterSql(filter);
-      const rows = await scope.em
-        .getConnection()
-        .execute<{ user_id: string; count: string }[]>(
-          `select user_id, count(*) as count from blobs where user_id in (${placeholders(userIds.length)}) and ${where.sql} group by user_id`,
-          [...userIds, ...where.params],
-        );
-      const counts = new Map(rows.map((row) => [row.user_id, Number(row.count)]));
-      return userIds.map((id) => counts.get(id) ?? 0);
-    });
+    return new Loader<string, number>((userIds) =>
+      countsByUser(scope.em.getConnection(), 'blobs', filterSql(filter), userIds),
+    );
   });
 }

@@ -2,6 +2,7 @@ import { parse as parseQueryString } from 'node:querystring';
 import { Readable } from 'node:stream';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { bodyError, hasBody } from '../../http/body-parsing';
+import { NUL } from '../../kernel/validation';
 import { OAuthError, sendOAuthError } from './oauth-errors';
 
 /** oidc-provider's own limit at the token endpoint, so that all four form endpoints agree. */
@@ -40,8 +41,6 @@ function refuse(req: Request, res: Response, error: OAuthError): void {
   req.resume();
   sendOAuthError(res, error);
 }
-
-const NUL = '\u0000';
 
 /**
  * The first parameter of a form (or query) holding a NUL, which PostgreSQL cannot store and no

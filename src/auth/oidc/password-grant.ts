@@ -15,8 +15,6 @@ function required(ctx: KoaContextWithOIDC, name: string): string {
   const value = ctx.oidc.params?.[name];
   if (typeof value !== 'string' || value === '')
     throw new errors.InvalidRequest(`missing required parameter '${name}'`);
-  // PostgreSQL cannot store NUL, and no login name or password holds one.
-  if (value.includes('\u0000')) throw new errors.InvalidRequest(`parameter '${name}' must not contain NUL characters`);
   return value;
 }
 

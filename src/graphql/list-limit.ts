@@ -1,5 +1,5 @@
 import { GraphQLError, Kind, type ValidationContext, type ValidationRule } from 'graphql';
-import { MAX_LIST_ENTRIES } from '../kernel/validation';
+import { MAX_LIST_ENTRIES, tooManyEntries } from '../kernel/validation';
 
 /**
  * Refuses list literals of more than MAX_LIST_ENTRIES entries in the document, naming the
@@ -14,7 +14,7 @@ export function listLengthLimit(max: number = MAX_LIST_ENTRIES): ValidationRule 
         parent && !Array.isArray(parent) ? (parent as { kind?: Kind; name?: { value: string } }) : undefined;
       const field = owner?.kind === Kind.ARGUMENT || owner?.kind === Kind.OBJECT_FIELD ? owner.name!.value : 'a list';
       context.reportError(
-        new GraphQLError(`${field} holds ${list.values.length} entries; at most ${max} are allowed`, {
+        new GraphQLError(tooManyEntries(field, list.values.length, max).message, {
           nodes: list,
           extensions: { code: 'BAD_USER_INPUT', field },
         }),

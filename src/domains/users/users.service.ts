@@ -4,7 +4,14 @@ import { conflict, forbidden, invalid, notFound, unauthenticated } from '../../k
 import { hexId } from '../../kernel/ids';
 import type { Principal } from '../../kernel/principal';
 import type { Scope } from '../../kernel/scope';
-import { assertEmail, assertEmails, assertPassword, assertUserId, USER_ID_PATTERN } from '../../kernel/validation';
+import {
+  assertEmail,
+  assertEmails,
+  assertPassword,
+  assertUserId,
+  tooManyEntries,
+  USER_ID_PATTERN,
+} from '../../kernel/validation';
 import type { AccessPolicy } from '../permissions/access-policy';
 import { needsCurrentPassword } from './credential-changes';
 import { hashPassword, verifyAgainstDecoy, verifyPassword } from './password-hash';
@@ -162,8 +169,7 @@ export class UsersService {
    * entry has its own place in the answer, so the raw length is what bounds the answer's size.
    */
   static assertIdCount(ids: readonly unknown[]): number {
-    if (ids.length > UsersService.MAX_IDS)
-      throw invalid(`ids holds ${ids.length} entries; at most ${UsersService.MAX_IDS} are allowed`, 'ids');
+    if (ids.length > UsersService.MAX_IDS) throw tooManyEntries('ids', ids.length, UsersService.MAX_IDS);
     return ids.length;
   }
 

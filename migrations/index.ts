@@ -1,3 +1,4 @@
+import { Migration20261124173304_clinics } from './Migration20261124173304_clinics';
 import { Migration20261124140820_spec_user_roles } from './Migration20261124140820_spec_user_roles';
 import { Migration20261123085644_exact_key_removals } from './Migration20261123085644_exact_key_removals';
 import { Migration20261121130501_blobs_and_device_logs } from './Migration20261121130501_blobs_and_device_logs';
@@ -22,4 +23,5 @@ export const migrations: { name: string; class: MigrationClass }[] = [
   { name: 'Migration20261121130501_blobs_and_device_logs', class: Migration20261121130501_blobs_and_device_logs },
   { name: 'Migration20261123085644_exact_key_removals', class: Migration20261123085644_exact_key_removals },
   { name: 'Migration20261124140820_spec_user_roles', class: Migration20261124140820_spec_user_roles },
+  { name: 'Migration20261124173304_clinics', class: Migration20261124173304_clinics },
 ];

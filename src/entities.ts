@@ -1,5 +1,8 @@
 import { IdentityLinkSchema } from './auth/brokering/identity-link.entity';
 import { LoginFailureSchema, OidcRecordSchema, RealmKeySchema, RevokedSessionSchema } from './auth/oidc/oidc.entity';
+import { ClinicSchema } from './domains/clinics/clinic.entity';
+import { ClinicPatientSchema, PatientInviteSchema, PatientTagSchema } from './domains/clinics/clinic-patient.entity';
+import { ClinicianInviteSchema, ClinicianSchema } from './domains/clinics/clinician.entity';
 import { BlobSchema } from './domains/blobs/blob.entity';
 import { DeviceLogSchema } from './domains/device-logs/device-log.entity';
 import { PermissionGrantSchema } from './domains/permissions/permission-grant.entity';
@@ -15,5 +18,6 @@ export const entities = [
   ...[UserSchema, UserEmailSchema],
   ...[PermissionGrantSchema],
   ...[BlobSchema, DeviceLogSchema, PendingObjectSchema],
+  ...[ClinicSchema, ClinicianSchema, ClinicianInviteSchema, ClinicPatientSchema, PatientTagSchema, PatientInviteSchema],
   ...[OidcRecordSchema, RealmKeySchema, RevokedSessionSchema, LoginFailureSchema, IdentityLinkSchema],
 ];

@@ -17,6 +17,7 @@ import type { Config } from './config';
 import { ownerAccounts } from './kernel/accounts';
 import type { Scope } from './kernel/scope';
 import { AccessPolicy } from './domains/permissions/access-policy';
+import { clinicGrants } from './domains/clinics/membership';
 import { PermissionsService } from './domains/permissions/permissions.service';
 import { AccountLifecycleService } from './domains/users/account-lifecycle.service';
 import { UsersService } from './domains/users/users.service';
@@ -67,7 +68,7 @@ export async function createServices({
   baseUrl,
   secrets,
 }: ServiceDependencies): Promise<Services> {
-  const access = new AccessPolicy();
+  const access = new AccessPolicy([clinicGrants]);
   const users = new UsersService(access);
   const accountsExist = (scope: Scope, ids: readonly string[]) => users.existing(scope, ids);
   const permissions = new PermissionsService(access, accountsExist);

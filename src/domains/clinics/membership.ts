@@ -1,0 +1,93 @@
+import { AppError, forbidden, unauthenticated } from '../../kernel/errors';
+import { Loader } from '../../kernel/loader';
+import { isAuthenticated } from '../../kernel/principal';
+import type { Scope } from '../../kernel/scope';
+import { placeholders } from '../../kernel/sql';
+import type { Permission } from '../permissions/permission.model';
+import type { ClinicianRole } from './clinician.entity';
+
+/**
+ * What a clinic operation needs: `read` is CLINIC_MEMBER or CLINIC_ADMIN (list clinicians and
+ * patients, manage patients, tags and reviews), `admin` is CLINIC_ADMIN (change the clinic and
+ * its clinicians). PRESCRIBER alone grants neither, as in Tidepool's clinic policy.
+ */
+export type ClinicAccess = 'read' | 'admin';
+
+const ROLES_FOR: Record<ClinicAccess, readonly ClinicianRole[]> = {
+  read: ['CLINIC_MEMBER', 'CLINIC_ADMIN'],
+  admin: ['CLINIC_ADMIN'],
+};
+
+export function rolesAllow(roles: readonly ClinicianRole[] | null, access: ClinicAccess): boolean {
+  return !!roles && roles.some((role) => ROLES_FOR[access].includes(role));
+}
+
+/** The caller's roles in each clinic asked in the request (null: not a member), in one query. */
+export function callerRoles(scope: Scope, callerId: string): Loader<string, ClinicianRole[] | null> {
+  return scope.loaders.get(
+    `clinics.roles:${callerId}`,
+    () =>
+      new Loader(async (clinicIds) => {
+        const rows = await scope.em
+          .getConnection()
+          .execute<{ clinic_id: string; roles: ClinicianRole[] }[]>(
+            `select clinic_id, roles from clinicians where user_id = ? and clinic_id in (${placeholders(clinicIds.length)})`,
+            [callerId, ...clinicIds],
+          );
+        const byClinic = new Map(rows.map((row) => [row.clinic_id, row.roles]));
+        return clinicIds.map((id) => byClinic.get(id) ?? null);
+      }),
+  );
+}
+
+/** Whether the caller may act on the clinic at that level: server tokens always may. */
+export async function hasClinicAccess(scope: Scope, clinicId: string, access: ClinicAccess): Promise<boolean> {
+  const { principal } = scope;
+  if (principal.isServer) return true;
+  if (principal.userId === null) return false;
+  return rolesAllow(await callerRoles(scope, principal.userId).load(clinicId), access);
+}
+
+/** Throws UNAUTHENTICATED for anonymous callers and `denial` (default FORBIDDEN) otherwise. */
+export async function assertClinicAccess(
+  scope: Scope,
+  clinicId: string,
+  access: ClinicAccess,
+  denial: () => AppError = forbidden,
+): Promise<void> {
+  if (!isAuthenticated(scope.principal)) throw unauthenticated();
+  if (!(await hasClinicAccess(scope, clinicId, access))) throw denial();
+}
+
+/**
+ * Permissions reaching a clinician through its clinics: every clinician of a clinic, whatever
+ * its role, holds exactly what each patient granted that clinic. A grant source of the access
+ * policy, so every domain sees clinic access the way it sees a direct grant.
+ */
+export async function clinicGrants(
+  scope: Scope,
+  callerId: string,
+  targets: readonly string[],
+): Promise<(Permission[] | null)[]> {
+  return clinicGrantsLoader(scope, callerId).loadMany(targets);
+}
+
+function clinicGrantsLoader(scope: Scope, callerId: string): Loader<string, Permission[] | null> {
+  return scope.loaders.get(
+    `clinics.grants:${callerId}`,
+    () =>
+      new Loader(async (patientIds) => {
+        const rows = await scope.em.getConnection().execute<{ user_id: string; permissions: Permission[] }[]>(
+          `select p.user_id, array_agg(distinct permission) as permissions
+             from clinic_patients p
+             join clinicians c on c.clinic_id = p.clinic_id and c.user_id = ?
+             cross join unnest(p.permissions) as permission
+            where p.user_id in (${placeholders(patientIds.length)})
+            group by p.user_id`,
+          [callerId, ...patientIds],
+        );
+        const byPatient = new Map(rows.map((row) => [row.user_id, row.permissions]));
+        return patientIds.map((id) => byPatient.get(id) ?? null);
+      }),
+  );
+}

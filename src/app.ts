@@ -8,8 +8,7 @@ import { edgeErrorBody } from './graphql/errors';
 import { graphqlMultipart, isMultipart } from './graphql/multipart';
 import { sweepExpired } from './auth/oidc/postgres-adapter';
 import type { Config } from './config';
-import { resolverBindings } from './graphql/resolvers';
-import { buildIsletSchema } from './graphql/schema';
+import { schemaFor } from './graphql/resolvers';
 import { createServices } from './services';
 import { asAppError } from './infra/failures';
 import { realmRoutes } from './auth/endpoints';
@@ -74,7 +73,7 @@ export async function createApp({
   protectAccountChanges(services);
   if (realms.keptStoredSecret(DEV_CLIENT_ID)) forgetOverriddenSecret(secrets, config.dataDir, 'devClientSecret');
 
-  const schema = await buildIsletSchema(resolverBindings(services));
+  const schema = await schemaFor(services);
   const apollo = createApolloServer(schema, logger);
   await apollo.start();
 

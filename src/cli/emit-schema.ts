@@ -1,11 +1,11 @@
 import 'reflect-metadata';
 import fs from 'node:fs';
-import { sdlBindings } from '../graphql/resolvers';
-import { buildIsletSchema, schemaSdl } from '../graphql/schema';
+import { sdlSchema } from '../graphql/resolvers';
+import { schemaSdl } from '../graphql/schema';
 
 /** `npm run schema:emit`: writes schema.graphql from the resolvers (a test checks it is current). */
 async function main(): Promise<void> {
-  fs.writeFileSync('schema.graphql', schemaSdl(await buildIsletSchema(sdlBindings())));
+  fs.writeFileSync('schema.graphql', schemaSdl(await sdlSchema()));
   process.stdout.write('wrote schema.graphql\n');
 }
 

@@ -1,10 +1,12 @@
+import type { GraphQLSchema } from 'graphql';
 import { SessionsResolver } from '../auth/sessions.resolver';
 import { PermissionsResolver, UserSharingResolver } from '../domains/permissions/permissions.resolver';
 import { UsersResolver } from '../domains/users/users.resolver';
 import { BlobsResolver, UserBlobsResolver } from '../domains/blobs/blobs.resolver';
 import { DeviceLogsResolver, UserDeviceLogsResolver } from '../domains/device-logs/device-logs.resolver';
 import type { Services } from '../services';
-import type { ResolverBinding } from './schema';
+import { instanceIn, referenceKey, type EntityBinding } from './federation';
+import { buildIsletSchema, type ResolverBinding } from './schema';
 
 /** Every resolver of the schema, listed once, with the services it calls. */
 export function resolverBindings(services: Services): ResolverBinding[] {
@@ -20,7 +22,31 @@ export function resolverBindings(services: Services): ResolverBinding[] {
   ];
 }
 
+/**
+ * The federation entities, each resolved through its lookup field's resolver (the same loader
+ * and access rule as a direct query).
+ */
+export function entityBindings(bindings: ResolverBinding[]): EntityBinding[] {
+  const users = instanceIn(bindings, UsersResolver);
+  const blobs = instanceIn(bindings, BlobsResolver);
+  const deviceLogs = instanceIn(bindings, DeviceLogsResolver);
+  return [
+    { typeName: 'User', resolve: (reference, scope) => users.user(referenceKey(reference, 'userId'), scope) },
+    { typeName: 'Blob', resolve: (reference, scope) => blobs.blob(referenceKey(reference, 'id'), scope) },
+    {
+      typeName: 'DeviceLog',
+      resolve: (reference, scope) => deviceLogs.deviceLog(referenceKey(reference, 'id'), scope),
+    },
+  ];
+}
+
+/** The service's schema: every resolver wired to its services, built as a federation subgraph. */
+export function schemaFor(services: Services): Promise<GraphQLSchema> {
+  const bindings = resolverBindings(services);
+  return buildIsletSchema(bindings, entityBindings(bindings));
+}
+
 /** The schema's shape alone (no services behind it), for emitting and checking schema.graphql. */
-export function sdlBindings(): ResolverBinding[] {
-  return resolverBindings({} as Services);
+export function sdlSchema(): Promise<GraphQLSchema> {
+  return schemaFor({} as Services);
 }

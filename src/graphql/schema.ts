@@ -1,12 +1,20 @@
-import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
+import { printSubgraphSchema } from '@apollo/subgraph';
+import { lexicographicSortSchema, type GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
+import { federatedSchema, type EntityBinding } from './federation';
 import { DateTimeScalar } from './scalars';
 
 /** A resolver class and the instance (with its services) that serves it. */
 export type ResolverBinding = [resolverClass: Function, instance: object];
 
-/** Builds the type-graphql schema; resolvers come with their dependencies already wired. */
-export async function buildIsletSchema(bindings: ResolverBinding[]): Promise<GraphQLSchema> {
+/**
+ * Builds the schema as a Federation 2 subgraph: type-graphql types and resolvers (wired with
+ * their dependencies) and a reference resolver per entity.
+ */
+export async function buildIsletSchema(
+  bindings: ResolverBinding[],
+  entities: readonly EntityBinding[],
+): Promise<GraphQLSchema> {
   const instances = new Map(bindings);
   const [first, ...rest] = bindings.map(([resolverClass]) => resolverClass);
   const schema = await buildSchema({
@@ -14,11 +22,13 @@ export async function buildIsletSchema(bindings: ResolverBinding[]): Promise<Gra
     container: { get: (resolverClass: Function) => instances.get(resolverClass) },
     scalarsMap: [{ type: Date, scalar: DateTimeScalar }],
     validate: false,
+    // Federation directives (`@key`) are defined by the subgraph build, not known to type-graphql.
+    skipCheck: true,
   });
   // type-graphql names the root types but cannot describe them; the playground shows these first.
   Object.assign(schema.getQueryType()!, { description: ROOT_DESCRIPTIONS.query });
   Object.assign(schema.getMutationType()!, { description: ROOT_DESCRIPTIONS.mutation });
-  return schema;
+  return federatedSchema(schema, entities);
 }
 
 const ROOT_DESCRIPTIONS = {
@@ -27,7 +37,10 @@ const ROOT_DESCRIPTIONS = {
   mutation: 'What a caller can change. Each mutation takes one `input` argument and returns a payload named after it.',
 };
 
-/** The SDL committed as schema.graphql: sorted, so it only changes when the API does. */
+/**
+ * The SDL committed as schema.graphql: the subgraph's own types with their `@key` directives
+ * (what a gateway composes), sorted, so it only changes when the API does.
+ */
 export function schemaSdl(schema: GraphQLSchema): string {
-  return `${printSchema(lexicographicSortSchema(schema))}\n`;
+  return `${printSubgraphSchema(lexicographicSortSchema(schema))}\n`;
 }

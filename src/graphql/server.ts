@@ -1,6 +1,7 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import {
   ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginInlineTraceDisabled,
   ApolloServerPluginLandingPageDisabled,
 } from '@apollo/server/plugin/disabled';
 import type { GraphQLSchema } from 'graphql';
@@ -47,6 +48,8 @@ export function createApolloServer(schema: GraphQLSchema, logger: Logger): Apoll
       requestLimits(),
       ApolloServerPluginLandingPageDisabled(),
       ApolloServerPluginCacheControlDisabled(),
+      // A subgraph would otherwise time every field for any caller sending a trace header.
+      ApolloServerPluginInlineTraceDisabled(),
     ],
   });
 }

@@ -430,6 +430,19 @@ const GRAPHQL_ROWS: GraphqlRow[] = [
     variables: (world) => ({ id: world.owner.userid }),
     expected: asCodes(readers),
   },
+  // Federation references resolve through the lookups above, so they answer exactly as those do.
+  ...(
+    [
+      ['User', 'userId', (world: World) => world.owner.userid, readers],
+      ['Blob', 'id', (world: World) => world.blobId, readers],
+      ['DeviceLog', 'id', (world: World) => world.logId, logReaders],
+    ] as const
+  ).map(([typeName, key, id, allowed]): GraphqlRow => ({
+    name: `_entities(${typeName} of owner)`,
+    query: `query ($representations: [_Any!]!) { _entities(representations: $representations) { ... on ${typeName} { ${key} } } }`,
+    variables: (world) => ({ representations: [{ __typename: typeName, [key]: id(world) }] }),
+    expected: asCodes(allowed),
+  })),
   ...[0, 101, -1].map((first): GraphqlRow => ({
     name: `blobs(userId: owner, first: ${first})`,
     query: 'query ($id: ID!, $first: Int) { blobs(userId: $id, first: $first) { nodes { id } } }',

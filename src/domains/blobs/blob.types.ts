@@ -1,4 +1,4 @@
-import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { Directive, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { connectionOf } from '../../graphql/connection';
 import { UploadScalar } from '../../graphql/upload';
 import type { Upload } from '../../kernel/upload';
@@ -24,6 +24,8 @@ registerEnumType(BlobStatusValue, {
   description:
     'Opaque binary content of a user (a file of any media type, up to 100 MiB) with its status. Its owner, the owner’s custodians and server tokens may read it.',
 })
+// A federation entity: other subgraphs reference it by `id` (src/graphql/federation.ts).
+@Directive('@key(fields: "id")')
 export class Blob {
   @Field(() => ID, { description: 'The blob id: 32 lowercase letters or digits.' })
   id!: string;

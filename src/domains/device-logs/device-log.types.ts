@@ -1,4 +1,4 @@
-import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { Directive, Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { connectionOf } from '../../graphql/connection';
 import { UploadScalar } from '../../graphql/upload';
 import type { Upload } from '../../kernel/upload';
@@ -8,6 +8,8 @@ import type { DeviceLogRecord } from './device-log.entity';
   description:
     'A log uploaded from a diabetes device (a pump, a CGM) covering a time window; its content is the JSON array of entries. Anyone with a share from its owner may read it.',
 })
+// A federation entity: other subgraphs reference it by `id` (src/graphql/federation.ts).
+@Directive('@key(fields: "id")')
 export class DeviceLog {
   @Field(() => ID, { description: 'The log id: 32 lowercase letters or digits.' })
   id!: string;

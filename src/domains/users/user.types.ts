@@ -1,4 +1,4 @@
-import { Field, ID, InputType, ObjectType } from 'type-graphql';
+import { Directive, Field, ID, InputType, ObjectType } from 'type-graphql';
 import type { Principal } from '../../kernel/principal';
 import type { UserRecord } from './user.entity';
 
@@ -6,6 +6,8 @@ import type { UserRecord } from './user.entity';
   description:
     'An account: a person who signs in, or a custodial account (no username, no password) that a custodian manages for someone, such as a child.',
 })
+// A federation entity: other subgraphs reference it by `userId` (src/graphql/federation.ts).
+@Directive('@key(fields: "userId")')
 export class User {
   @Field(() => ID, { description: 'The account id: 10 or more lowercase hexadecimal characters, fixed for life.' })
   userId!: string;

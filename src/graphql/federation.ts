@@ -1,0 +1,108 @@
+import { buildSubgraphSchema, type GraphQLResolverMap } from '@apollo/subgraph';
+import { printSchemaWithDirectives } from '@graphql-tools/utils';
+import { isObjectType, parse, type GraphQLFieldConfig, type GraphQLSchema } from 'graphql';
+import type { ComplexityEstimatorArgs } from 'graphql-query-complexity';
+import { createResolversMap } from 'type-graphql';
+import { invalid } from '../kernel/errors';
+import type { Scope } from '../kernel/scope';
+import type { ResolverBinding } from './schema';
+
+/**
+ * How a federation reference to one entity type is resolved: by the type's own lookup field
+ * resolver, so a gateway reaches an entity through the same DataLoader and the same access rule
+ * as a direct query (a caller who may not see it gets null with FORBIDDEN).
+ */
+export interface EntityBinding {
+  typeName: string;
+  resolve(reference: Record<string, unknown>, scope: Scope): Promise<unknown>;
+}
+
+/** The key field of a representation a gateway sent; anything but a string is the gateway's mistake. */
+export function referenceKey(reference: Record<string, unknown>, field: string): string {
+  const value = reference[field];
+  if (typeof value !== 'string') throw invalid(`The representation needs its key field ${field} as a string`, field);
+  return value;
+}
+
+/** The wired instance of a resolver class among the schema's bindings. */
+export function instanceIn<T>(bindings: ResolverBinding[], resolverClass: new (...args: never[]) => T): T {
+  const binding = bindings.find(([bound]) => bound === resolverClass);
+  if (!binding) throw new Error(`${resolverClass.name} is not among the schema's resolvers`);
+  return binding[1] as T;
+}
+
+/** Types and fields the subgraph build adds (`_entities`, `_Any`, `link__Import`, ...), not ours to describe. */
+export function isFederationElement(name: string): boolean {
+  return name.startsWith('_') || /^(link|federation)__/.test(name);
+}
+
+/** Federation 2.3: `@key` marks the entities; `@shareable` lets another subgraph serve the same field. */
+const LINK = 'extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key", "@shareable"])';
+
+/** The subgraph's own SDL: the type-graphql schema with its `@key` directives and the federation link. */
+export function subgraphSdl(schema: GraphQLSchema): string {
+  return `${LINK}\n\n${printSchemaWithDirectives(schema)}`;
+}
+
+/**
+ * Turns the type-graphql schema into an Apollo Federation 2 subgraph (`_service`, `_entities`),
+ * as type-graphql's federation recipe does: its SDL with the link, its resolvers, and a
+ * reference resolver per entity.
+ */
+export function federatedSchema(schema: GraphQLSchema, entities: readonly EntityBinding[]): GraphQLSchema {
+  const resolvers = createResolversMap(schema) as GraphQLResolverMap<Scope>;
+  for (const { typeName, resolve } of entities) {
+    resolvers[typeName] = {
+      ...(resolvers[typeName] as object),
+      // Async, so a refusal fails this one entry (null with its error), not the whole batch.
+      __resolveReference: async (reference: Record<string, unknown>, scope: Scope) => resolve(reference, scope),
+    };
+  }
+  const subgraph = buildSubgraphSchema([{ typeDefs: parse(subgraphSdl(schema)), resolvers }]);
+  keepFieldExtensions(schema, subgraph);
+  guardEntities(subgraph, new Set(entities.map(({ typeName }) => typeName)));
+  return subgraph;
+}
+
+/**
+ * Building from SDL drops what SDL cannot carry: field extensions (type-graphql's `complexity`,
+ * which the cost analysis reads). Copied over field by field.
+ */
+function keepFieldExtensions(from: GraphQLSchema, to: GraphQLSchema): void {
+  for (const type of Object.values(from.getTypeMap())) {
+    const target = to.getType(type.name);
+    if (!isObjectType(type) || !isObjectType(target)) continue;
+    const targetFields = target.getFields();
+    for (const [name, field] of Object.entries(type.getFields())) {
+      if (Object.keys(field.extensions).length && targetFields[name])
+        Object.assign(targetFields[name], { extensions: { ...targetFields[name].extensions, ...field.extensions } });
+    }
+  }
+}
+
+/**
+ * `_entities` returns one entity per representation: priced like `users(ids:)`, per entry. A
+ * representation that names no entity of ours is the caller's mistake, refused as bad input
+ * (the subgraph library would fail it as an internal error).
+ */
+function guardEntities(schema: GraphQLSchema, typeNames: ReadonlySet<string>): void {
+  const field = schema.getQueryType()?.getFields()._entities;
+  if (!field?.resolve) return;
+  const resolve = field.resolve;
+  const complexity = ({ args, childComplexity }: ComplexityEstimatorArgs) =>
+    (Array.isArray(args.representations) ? args.representations.length : 1) * (1 + childComplexity);
+  Object.assign(field, {
+    extensions: { ...field.extensions, complexity },
+    resolve: (source, args, context, info) => {
+      for (const representation of args.representations as unknown[]) {
+        const typeName = (representation as { __typename?: unknown } | null)?.__typename;
+        if (typeof typeName !== 'string' || !typeNames.has(typeName))
+          throw invalid(
+            `Each representation is an object whose __typename is one of ${[...typeNames].join(', ')}`,
+            'representations',
+          );
+      }
+      return resolve(source, args, context, info);
+    },
+  } satisfies Partial<GraphQLFieldConfig<unknown, unknown>>);
+}

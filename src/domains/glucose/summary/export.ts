@@ -1,0 +1,89 @@
+import { capitalised, STAT_NAMES, type PeriodWithDeltas, type StatName } from './periods';
+import { RANGES } from './ranges';
+import type { SummaryKind } from './buckets';
+
+/** A period as clinics see it: only the statistics Tidepool's clinic copy keeps (B.8). */
+export type ExportedPeriod = Partial<Record<StatName | `${StatName}Delta`, number>> & Partial<GlycemiaRisk>;
+
+const PERCENTS = RANGES.map((name) => `timeIn${capitalised(name)}Percent` as StatName);
+const ALWAYS = {
+  cgm: STAT_NAMES.filter((name) => /^timeIn.*(Minutes|Records)$/.test(name)).concat([
+    'timeCGMUseMinutes',
+    'timeCGMUseRecords',
+    'totalRecords',
+    'averageDailyRecords',
+    'hoursWithData',
+    'daysWithData',
+    'min',
+    'max',
+  ]),
+  bgm: STAT_NAMES.filter((name) => /^timeIn.*Records$/.test(name)).concat([
+    'totalRecords',
+    'averageDailyRecords',
+    'min',
+    'max',
+  ]),
+} satisfies Record<SummaryKind, StatName[]>;
+
+/** The previous period's value of a statistic, rebuilt as current − delta like clinic-worker does. */
+const previous = (period: PeriodWithDeltas, name: StatName) => period[name] - period[`${name}Delta`];
+
+/** Time-in-range percentages mean something once CGM covered most of the period (strict tests). */
+function cgmCoverageEnough(use: number, useMinutes: number, days: number): boolean {
+  return days <= 1 ? use > 0.7 : useMinutes > 1440;
+}
+
+/**
+ * What Tidepool's clinic service stores of one period, and so what patient-list filters and the
+ * TIDE report see: statistics that would mislead on too little data are left out (not zero).
+ */
+export function exportPeriod(period: PeriodWithDeltas, days: number, kind: SummaryKind): ExportedPeriod {
+  const exported: ExportedPeriod = {};
+  const copy = (names: readonly StatName[], withDelta: boolean) => {
+    for (const name of names) {
+      exported[name] = period[name];
+      if (withDelta) exported[`${name}Delta`] = period[`${name}Delta`];
+    }
+  };
+  copy(ALWAYS[kind], true);
+  const hasRecords = period.totalRecords !== 0;
+  const hadRecords = previous(period, 'totalRecords') !== 0;
+  if (kind === 'cgm') {
+    if (hasRecords)
+      copy(['timeCGMUsePercent', 'averageGlucoseMmol', 'standardDeviation', 'coefficientOfVariation'], hadRecords);
+    const covered = (use: number, minutes: number) => cgmCoverageEnough(use, minutes, days);
+    if (covered(period.timeCGMUsePercent, period.timeCGMUseMinutes)) {
+      copy(PERCENTS, covered(previous(period, 'timeCGMUsePercent'), previous(period, 'timeCGMUseMinutes')));
+      Object.assign(exported, glycemiaRisk(period));
+    }
+    if (period.timeCGMUsePercent > 0.7)
+      copy(['glucoseManagementIndicator'], previous(period, 'timeCGMUsePercent') > 0.7);
+  } else if (hasRecords) {
+    copy([...PERCENTS, 'averageGlucoseMmol'], hadRecords);
+    if (period.totalRecords >= 30 && period.daysWithData >= 7)
+      copy(['standardDeviation', 'coefficientOfVariation'], true);
+  }
+  return exported;
+}
+
+export interface GlycemiaRisk {
+  glycemiaRiskIndex: number;
+  glycemiaRiskZone: 'A' | 'B' | 'C' | 'D' | 'E';
+}
+
+/**
+ * The Glycemia Risk Index (Klonoff et al. 2022) over the disjoint bands, in percent units and
+ * capped at 100, with its zone: A up to 20, B up to 40, C up to 60, D up to 80, E above.
+ */
+export function glycemiaRisk(period: Pick<PeriodWithDeltas, (typeof PERCENTS)[number]>): GlycemiaRisk {
+  const percent = (name: StatName) => 100 * period[name as keyof typeof period];
+  const index = Math.min(
+    100,
+    3.0 * percent('timeInVeryLowPercent') +
+      2.4 * percent('timeInLowPercent') +
+      1.6 * percent('timeInVeryHighPercent') +
+      0.8 * percent('timeInHighPercent'),
+  );
+  const zones = ['A', 'B', 'C', 'D', 'E'] as const;
+  return { glycemiaRiskIndex: index, glycemiaRiskZone: zones[Math.min(4, Math.max(0, Math.ceil(index / 20) - 1))]! };
+}

@@ -75,14 +75,16 @@ export interface GlycemiaRisk {
  * The Glycemia Risk Index (Klonoff et al. 2022) over the disjoint bands, in percent units and
  * capped at 100, with its zone: A up to 20, B up to 40, C up to 60, D up to 80, E above.
  */
-export function glycemiaRisk(period: Pick<PeriodWithDeltas, (typeof PERCENTS)[number]>): GlycemiaRisk {
-  const percent = (name: StatName) => 100 * period[name as keyof typeof period];
+export function glycemiaRisk(
+  period: Record<'timeInVeryLowPercent' | 'timeInLowPercent' | 'timeInHighPercent' | 'timeInVeryHighPercent', number>,
+): GlycemiaRisk {
   const index = Math.min(
     100,
-    3.0 * percent('timeInVeryLowPercent') +
-      2.4 * percent('timeInLowPercent') +
-      1.6 * percent('timeInVeryHighPercent') +
-      0.8 * percent('timeInHighPercent'),
+    100 *
+      (3.0 * period.timeInVeryLowPercent +
+        2.4 * period.timeInLowPercent +
+        1.6 * period.timeInVeryHighPercent +
+        0.8 * period.timeInHighPercent),
   );
   const zones = ['A', 'B', 'C', 'D', 'E'] as const;
   return { glycemiaRiskIndex: index, glycemiaRiskZone: zones[Math.min(4, Math.max(0, Math.ceil(index / 20) - 1))]! };

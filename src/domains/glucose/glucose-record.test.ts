@@ -47,7 +47,9 @@ describe('glucose records of an upload', () => {
     [{ type: 'smbg', time: CBG.time, value: 5, units: 'mmol/L', subType: 'guessed' }, '[4].subType'],
     ['a reading', '[4]'],
   ])('refuses a bad field and names the index and the field: %o', (record, field) => {
-    expect(() => parseGlucoseRecord(record, 4)).toThrow(expect.objectContaining({ code: 'INVALID', details: { field } }));
+    expect(() => parseGlucoseRecord(record, 4)).toThrow(
+      expect.objectContaining({ code: 'INVALID', details: { field } }),
+    );
   });
 
   it('accepts legacy time zone aliases', () => {

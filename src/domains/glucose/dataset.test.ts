@@ -1,0 +1,66 @@
+import { describe, expect, it } from '@jest/globals';
+import { parseDatasetFields } from './dataset-fields';
+import { deduplicationKey, lastOfEachKey } from './deduplication';
+import { parseGlucoseRecord } from './glucose-record';
+
+describe('opening a dataset', () => {
+  it('takes Tidepool’s uploader fields and names the deduplicator', () => {
+    const fields = parseDatasetFields({
+      type: 'upload',
+      client: { name: 'org.tidepool.uploader', version: '2.60.0' },
+      deduplicator: { name: 'org.tidepool.deduplicator.dataset.drop.hash' },
+      deviceId: 'DexG6-123',
+      deviceTags: ['cgm'],
+      time: '2024-01-01T00:00:00Z',
+      computerTime: '2024-01-01T00:00:00',
+      timezone: 'Europe/Paris',
+      version: '2.60.0',
+    });
+    expect(fields.dataSetType).toBe('normal');
+    expect(fields.deduplicator).toBe('org.tidepool.deduplicator.dataset.drop.hash');
+    expect(fields.details).toMatchObject({ deviceId: 'DexG6-123', version: '2.60.0' });
+  });
+
+  it('deduplicates continuous datasets by origin unless told otherwise', () => {
+    expect(parseDatasetFields({ dataSetType: 'continuous' }).deduplicator).toBe(
+      'org.tidepool.deduplicator.dataset.delete.origin',
+    );
+    expect(parseDatasetFields({}).deduplicator).toBe('org.tidepool.deduplicator.none');
+  });
+
+  it.each([
+    [{ dataSetType: 'weekly' }, 'dataSetType'],
+    [{ deduplicator: { name: 'org.tidepool.deduplicator.device.truncate.dataset' } }, 'deduplicator'],
+    [{ deviceTags: ['toaster'] }, 'deviceTags'],
+    [{ version: '1.0' }, 'version'],
+    [{ client: { version: '1' } }, 'client'],
+    [{ time: 'yesterday' }, 'time'],
+    [{ dataState: 'open' }, 'dataState'],
+  ])('refuses %o naming the field', (body, field) => {
+    expect(() => parseDatasetFields(body)).toThrow(expect.objectContaining({ details: { field } }));
+  });
+});
+
+describe('deduplication keys', () => {
+  const dataset = { userId: '0123456789', datasetId: 'a'.repeat(32), deviceId: 'Dex-1' };
+  const reading = (value: number, extra: object = {}) =>
+    parseGlucoseRecord({ type: 'cbg', time: '2024-01-01T00:00:00Z', value, units: 'mg/dL', ...extra }, 0);
+
+  it('hashes the same reading to the same key, and a different value to another', () => {
+    const key = deduplicationKey(reading(120), dataset, 'dataset-hash');
+    expect(key).toBe(deduplicationKey(reading(120), dataset, 'dataset-hash'));
+    expect(key).not.toBe(deduplicationKey(reading(121), dataset, 'dataset-hash'));
+    expect(key).not.toBe(deduplicationKey(reading(120), { ...dataset, datasetId: 'b'.repeat(32) }, 'dataset-hash'));
+    expect(deduplicationKey(reading(120), { ...dataset, datasetId: 'b'.repeat(32) }, 'device-hash')).toBe(
+      deduplicationKey(reading(120), dataset, 'device-hash'),
+    );
+    expect(deduplicationKey(reading(120), dataset, 'none')).toBeNull();
+  });
+
+  it('keys by origin id, and keeps the last of a request’s duplicates', () => {
+    const records = [reading(100, { origin: { id: 'x' } }), reading(110), reading(120, { origin: { id: 'x' } })];
+    const keys = records.map((record) => deduplicationKey(record, dataset, 'origin'));
+    expect(keys).toEqual(['x', null, 'x']);
+    expect(lastOfEachKey(records, keys).map((record) => record.value)).toEqual([records[1]!.value, records[2]!.value]);
+  });
+});

@@ -1,22 +1,32 @@
 import { ArgsType, Field, Int, ObjectType, type ClassType } from 'type-graphql';
-import type { PagedList } from '../kernel/paging';
+import type { Page, PagedList } from '../kernel/paging';
 
 @ObjectType({ description: 'Where a page lies in its list, and the cursors to ask for the next one.' })
 export class PageInfo {
+  constructor(private readonly page: Page<unknown>) {}
+
   @Field({ description: 'Whether rows follow this page: ask for them with `after: endCursor`.' })
-  hasNextPage!: boolean;
+  get hasNextPage(): boolean {
+    return this.page.hasNextPage;
+  }
 
   @Field({ description: 'Whether rows precede this page (it was asked with `after`).' })
-  hasPreviousPage!: boolean;
+  get hasPreviousPage(): boolean {
+    return this.page.hasPreviousPage;
+  }
 
   @Field(() => String, { nullable: true, description: 'The cursor of the first row of the page; null when empty.' })
-  startCursor!: string | null;
+  get startCursor(): string | null {
+    return this.page.nodes.length ? this.page.cursorAt(0) : null;
+  }
 
   @Field(() => String, {
     nullable: true,
     description: 'The cursor of the last row of the page, to pass as `after`; null when the page is empty.',
   })
-  endCursor!: string | null;
+  get endCursor(): string | null {
+    return this.page.nodes.length ? this.page.cursorAt(this.page.nodes.length - 1) : null;
+  }
 }
 
 /** What a connection answers: its page, and how to count the whole list when asked. */
@@ -34,25 +44,38 @@ export interface ConnectionClass<T> {
 export function connectionOf<T extends object>(Node: ClassType<T>, name: string, what: string) {
   @ObjectType(`${name}Edge`, { description: `One ${what} of a page, with its cursor.` })
   class Edge {
-    @Field({ description: `Opaque: pass it as \`after\` to list the ${what}s that follow this one.` })
-    cursor!: string;
-
     @Field(() => Node, { description: `The ${what}.` })
     node!: T;
+
+    encode!: () => string;
+
+    @Field({ description: `Opaque: pass it as \`after\` to list the ${what}s that follow this one.` })
+    get cursor(): string {
+      return this.encode();
+    }
   }
 
+  // Edges and cursors are built only when a query selects them (see Page.cursorAt).
   @ObjectType(`${name}Connection`, { description: `A page of ${what}s, with the cursors to page on.` })
   class Connection {
-    @Field(() => [Edge], { description: `The ${what}s of the page with their cursors.` })
-    edges!: Edge[];
-
     @Field(() => [Node], { description: `The ${what}s of the page, when their cursors are not needed.` })
     nodes!: T[];
 
-    @Field(() => PageInfo, { description: 'Where the page lies in the list.' })
-    pageInfo!: PageInfo;
+    page!: Page<unknown>;
 
     count!: () => Promise<number>;
+
+    @Field(() => [Edge], { description: `The ${what}s of the page with their cursors.` })
+    get edges(): Edge[] {
+      return this.nodes.map((node, index) =>
+        Object.assign(new Edge(), { node, encode: () => this.page.cursorAt(index) }),
+      );
+    }
+
+    @Field(() => PageInfo, { description: 'Where the page lies in the list.' })
+    get pageInfo(): PageInfo {
+      return new PageInfo(this.page);
+    }
 
     @Field(() => Int, {
       description: `How many ${what}s the whole list holds, across pages. Counted only when asked (one more query).`,
@@ -63,15 +86,7 @@ export function connectionOf<T extends object>(Node: ClassType<T>, name: string,
 
     static of<R>(source: ConnectionSource<R>, map: (row: R) => T): Connection {
       const { page, count } = source;
-      const nodes = page.nodes.map(map);
-      const pageInfo = Object.assign(new PageInfo(), {
-        hasNextPage: page.hasNextPage,
-        hasPreviousPage: page.hasPreviousPage,
-        startCursor: page.cursors[0] ?? null,
-        endCursor: page.cursors.at(-1) ?? null,
-      });
-      const edges = nodes.map((node, index) => Object.assign(new Edge(), { node, cursor: page.cursors[index] }));
-      return Object.assign(new Connection(), { nodes, edges, pageInfo, count });
+      return Object.assign(new Connection(), { nodes: page.nodes.map(map), page, count });
     }
   }
   return Connection;

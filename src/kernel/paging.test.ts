@@ -46,7 +46,7 @@ describe('paging rules', () => {
     const rows = [{ id: 'a' }, { id: 'b' }, { id: 'c' }];
     const first = pageOf('l', pageArgs('l', 2, null), rows, (row) => [row.id]);
     expect(first).toMatchObject({ nodes: rows.slice(0, 2), hasNextPage: true, hasPreviousPage: false });
-    const next = pageArgs('l', 2, first.cursors[1]);
+    const next = pageArgs('l', 2, first.cursorAt(1));
     expect(next.after).toEqual(['b']);
     const last = pageOf('l', next, rows.slice(2), (row) => [row.id]);
     expect(last).toMatchObject({ nodes: [{ id: 'c' }], hasNextPage: false, hasPreviousPage: true });

@@ -22,7 +22,11 @@ export interface PageArgs {
 /** A page of rows of one list, with the cursor of each row. */
 export interface Page<T> {
   nodes: T[];
-  cursors: string[];
+  /**
+   * The cursor of the row at `index`, encoded when asked: most queries select no cursor, and
+   * encoding one per row of every nested page cost a dashboard query about a sixth of its time.
+   */
+  cursorAt(index: number): string;
   hasNextPage: boolean;
   /** Forward paging only: true when the page starts after a cursor. */
   hasPreviousPage: boolean;
@@ -92,7 +96,7 @@ export function pageOf<T>(list: string, args: PageArgs, rows: T[], keyOf: (row: 
   const nodes = rows.slice(0, args.first);
   return {
     nodes,
-    cursors: nodes.map((row) => encodeCursor(list, keyOf(row))),
+    cursorAt: (index) => encodeCursor(list, keyOf(nodes[index]!)),
     hasNextPage: rows.length > args.first,
     hasPreviousPage: args.after !== null,
   };

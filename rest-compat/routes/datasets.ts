@@ -1,0 +1,185 @@
+import { Readable } from 'node:stream';
+import type { GlucoseService } from '../../src/domains/glucose/glucose.service';
+import type { StoredReading } from '../../src/domains/glucose/glucose.loaders';
+import { AppError, invalid } from '../../src/kernel/errors';
+import { parseDateTime } from '../../src/kernel/validation';
+import { bodyUpload, listParameter, requiredHeader } from '../binary';
+import { LegacyEnum } from '../enums';
+import { legacyPaging } from '../paging';
+import type { ContentRoute, RestRequest, RestRoute } from '../route';
+
+const DATASET_TYPE = new LegacyEnum({ normal: 'NORMAL', continuous: 'CONTINUOUS' });
+const DATASET_STATE = new LegacyEnum({ open: 'OPEN', closed: 'CLOSED' });
+
+const DATASET_FIELDS = `id userId dataSetType state deduplicator client { name version } deviceId deviceModel
+  deviceManufacturers deviceTags deviceSerialNumber timezone timezoneOffset time computerTime timeProcessing
+  conversionOffset clockDriftOffset version createdUserId createdTime modifiedTime`;
+
+type Fields = Record<string, unknown>;
+
+/** Tidepool's dataset JSON (`type: "upload"`, `uploadId` = id); absent fields are left out. */
+function wireDataset(dataset: unknown) {
+  const { dataSetType, state, deduplicator, client, deviceManufacturers, deviceTags, ...rest } = dataset as Fields;
+  const present = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== null));
+  const lowerState = DATASET_STATE.legacy(state as string);
+  return {
+    ...present,
+    uploadId: rest.id,
+    type: 'upload',
+    dataSetType: DATASET_TYPE.legacy(dataSetType as string),
+    dataState: lowerState,
+    state: lowerState,
+    deduplicator: { name: deduplicator },
+    ...(client
+      ? { client: Object.fromEntries(Object.entries(client as Fields).filter(([, value]) => value !== null)) }
+      : {}),
+    ...((deviceManufacturers as string[]).length ? { deviceManufacturers } : {}),
+    ...((deviceTags as string[]).length ? { deviceTags } : {}),
+  };
+}
+
+/** Tidepool wraps platform answers as `{data, meta}`. */
+const wrapped = (data: unknown) => ({ data, meta: {} });
+
+/** The dataset body as the GraphQL input: Tidepool's names, the enum and deduplicator in GraphQL's form. */
+function datasetInput(request: RestRequest): Fields {
+  const body = request.body;
+  if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body))
+    throw invalid('The dataset must be a JSON object', 'body');
+  const { type, dataSetType, deduplicator, client, ...rest } = body as Fields;
+  if (type !== undefined && type !== 'upload') throw invalid('type must be upload', 'type');
+  const input: Fields = { ...rest, userId: request.params.userId };
+  if (dataSetType !== undefined) input.dataSetType = DATASET_TYPE.value(dataSetType, 'dataSetType');
+  if (deduplicator !== undefined) {
+    const name = (deduplicator as Fields | null)?.name;
+    if (typeof name !== 'string') throw invalid('deduplicator must be { "name": <deduplicator name> }', 'deduplicator');
+    input.deduplicator = name;
+  }
+  if (client !== undefined) {
+    // `private` is the uploader's own, opaque to Tidepool's clients; it is not kept.
+    const { private: _private, ...named } = (client ?? {}) as Fields;
+    input.client = named;
+  }
+  return input;
+}
+
+const DATASET_PAGES = legacyPaging(['datasets']);
+
+const datasetRoutes = (prefix: 'datasets' | 'data_sets'): RestRoute[] => [
+  {
+    method: 'post',
+    path: `/v1/users/:userId/${prefix}`,
+    document: `mutation ($input: CreateDatasetInput!) { createDataset(input: $input) { dataset { ${DATASET_FIELDS} } } }`,
+    variables: (request) => ({ input: datasetInput(request) }),
+    respond: (data) => wrapped(wireDataset((data.createDataset as Fields).dataset)),
+    status: 201,
+  },
+  {
+    method: 'post',
+    path: `/v1/${prefix}/:datasetId/data`,
+    body: 'binary',
+    document: 'mutation ($input: AddDatasetDataInput!) { addDatasetData(input: $input) { stored } }',
+    variables: (request) => {
+      const mediaType = requiredHeader(request.headers, 'Content-Type');
+      if (!/^application\/json\s*(;|$)/i.test(mediaType))
+        throw new AppError(
+          'UNSUPPORTED_MEDIA_TYPE',
+          `Content-Type "${mediaType}" is not supported; send application/json`,
+        );
+      const records = bodyUpload(request, mediaType);
+      if (!records) throw invalid('The request has no body: send a JSON array of records', 'body');
+      return { input: { datasetId: request.params.datasetId, records } };
+    },
+    respond: () => wrapped([]),
+    status: 200,
+  },
+  {
+    method: 'put',
+    path: `/v1/${prefix}/:datasetId`,
+    // Tidepool ignores the body and closes the dataset ({"dataState":"closed"} in its docs).
+    document: `mutation ($input: DatasetInput!) { closeDataset(input: $input) { dataset { ${DATASET_FIELDS} } } }`,
+    variables: (request) => ({ input: { id: request.params.datasetId } }),
+    respond: (data) => wrapped(wireDataset((data.closeDataset as Fields).dataset)),
+    status: 200,
+  },
+  {
+    method: 'delete',
+    path: `/v1/${prefix}/:datasetId`,
+    document: 'mutation ($input: DatasetInput!) { deleteDataset(input: $input) { deletedDatasetId } }',
+    variables: (request) => ({ input: { id: request.params.datasetId } }),
+    status: 204,
+  },
+  {
+    method: 'get',
+    path: `/v1/users/:userId/${prefix}`,
+    document: `query ($userId: ID!, $after: String) {
+      datasets(userId: $userId, first: 100, after: $after) { nodes { ${DATASET_FIELDS} } pageInfo { hasNextPage endCursor } } }`,
+    variables: (request) => {
+      DATASET_PAGES.check(request);
+      return { userId: request.params.userId };
+    },
+    pages: DATASET_PAGES.pages,
+    respond: (data, _reply, request) => DATASET_PAGES.rows(data, request).map(wireDataset),
+    status: 200,
+  },
+];
+
+export const glucoseRoutes: RestRoute[] = [...datasetRoutes('datasets'), ...datasetRoutes('data_sets')];
+
+/** A stored reading as Tidepool's read API answers it: its fields as sent, the value in mmol/L. */
+function wireReading(reading: StoredReading) {
+  return {
+    ...reading.fields,
+    id: reading.id,
+    type: reading.type,
+    time: reading.time.toISOString(),
+    value: reading.value,
+    units: 'mmol/L',
+    uploadId: reading.datasetId,
+    ...(reading.deviceId ? { deviceId: reading.deviceId } : {}),
+    createdTime: reading.createdTime.toISOString(),
+  };
+}
+
+/** The JSON array of every batch, written as the batches arrive. */
+async function* jsonArray(batches: AsyncIterable<StoredReading[]>): AsyncGenerator<string> {
+  let first = true;
+  yield '[';
+  for await (const batch of batches) {
+    for (const reading of batch) {
+      yield `${first ? '' : ','}${JSON.stringify(wireReading(reading))}`;
+      first = false;
+    }
+  }
+  yield ']';
+}
+
+const READ_TYPES = ['cbg', 'smbg'] as const;
+
+/**
+ * `GET /data/{userId}`, Tidepool's read API: a user's active readings in time order, streamed
+ * from the database in batches, so any range answers in constant memory.
+ */
+export function glucoseDownloads(glucose: GlucoseService): ContentRoute[] {
+  return [
+    {
+      path: '/data/:userId',
+      open: async (scope, params, query) => {
+        const asked = listParameter(query, 'type');
+        const types = asked ? READ_TYPES.filter((type) => asked.includes(type)) : [...READ_TYPES];
+        const date = (name: string) => {
+          const value = query[name];
+          if (value === undefined) return null;
+          if (typeof value !== 'string') throw invalid(`query parameter "${name}" must be given once`, name);
+          return parseDateTime(value, name);
+        };
+        const filter = { types, from: date('startDate'), to: date('endDate') };
+        const batches = types.length ? await glucose.readings(scope, params.userId, filter) : (async function* () {})();
+        return {
+          stream: Readable.from(jsonArray(batches)),
+          headers: { 'Content-Type': 'application/json; charset=utf-8' },
+        };
+      },
+    },
+  ];
+}

@@ -1,0 +1,222 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { hexId } from '../../kernel/ids';
+import { Loader } from '../../kernel/loader';
+import type { Scope } from '../../kernel/scope';
+import type { PageArgs } from '../../kernel/paging';
+import { countsByUser, newestPagesByUser, placeholders, rowDate, type SqlCondition } from '../../kernel/sql';
+import { DatasetSchema, type DatasetRecord } from './dataset.entity';
+import type { GlucoseRecord } from './glucose-record';
+
+type Connection = ReturnType<Scope['em']['getConnection']>;
+
+/** Datasets by id, one query for the request. */
+export function datasetLoader(scope: Scope): Loader<string, DatasetRecord | null> {
+  return scope.loaders.get('glucose.datasets', () => {
+    return new Loader<string, DatasetRecord | null>(async (ids) => {
+      const rows = await scope.em.find(DatasetSchema, { id: { $in: [...ids] } }, { disableIdentityMap: true });
+      const byId = new Map(rows.map((row) => [row.id, row]));
+      return ids.map((id) => byId.get(id) ?? null);
+    });
+  });
+}
+
+const COLUMNS = [
+  'user_id',
+  'time',
+  'id',
+  'dataset_id',
+  'type',
+  'value',
+  'minutes',
+  'active',
+  'dedup_key',
+  'device_id',
+  'fields',
+  'created_time',
+];
+
+/**
+ * Stores an upload's records in one statement. Under a hash deduplicator a record already in
+ * the dataset is dropped; under the origin deduplicator it replaces the earlier one. Returns
+ * how many rows were written.
+ */
+export async function insertReadings(
+  tx: EntityManager,
+  dataset: DatasetRecord,
+  records: readonly { record: GlucoseRecord; key: string | null }[],
+  { active, replace }: { active: boolean; replace: boolean },
+): Promise<number> {
+  if (!records.length) return 0;
+  const now = new Date();
+  const rows = records.map(({ record, key }) => [
+    dataset.userId,
+    record.time,
+    (record.fields.id as string | undefined) ?? hexId(32),
+    dataset.id,
+    record.type,
+    record.value,
+    record.minutes,
+    active,
+    key,
+    record.deviceId,
+    JSON.stringify(withoutId(record.fields)),
+    now,
+  ]);
+  const values = rows.map(() => `(${placeholders(COLUMNS.length)})`).join(', ');
+  const onConflict = replace
+    ? `do update set time = excluded.time, id = excluded.id, type = excluded.type, value = excluded.value,
+         minutes = excluded.minutes, device_id = excluded.device_id, fields = excluded.fields, created_time = excluded.created_time`
+    : 'do nothing';
+  const result = await tx.execute(
+    `insert into glucose_readings (${COLUMNS.join(', ')}) values ${values}
+       on conflict (user_id, dataset_id, dedup_key) ${onConflict}`,
+    rows.flat(),
+    'run',
+  );
+  return (result as { affectedRows?: number }).affectedRows ?? 0;
+}
+
+const withoutId = ({ id: _id, ...fields }: Record<string, unknown>) => fields;
+
+export interface ReadingFilter {
+  types: readonly ('cbg' | 'smbg')[];
+  /** Inclusive. */
+  from: Date | null;
+  /** Inclusive, as Tidepool's read API. */
+  to: Date | null;
+}
+
+/** A stored reading as the read API answers it. */
+export interface StoredReading {
+  id: string;
+  type: string;
+  time: Date;
+  value: number;
+  datasetId: string;
+  deviceId: string | null;
+  fields: Record<string, unknown>;
+  createdTime: Date;
+}
+
+const BATCH = 1000;
+
+/** A user's active readings in (time, id) order, read 1,000 at a time by keyset. */
+export async function* readingBatches(
+  connection: Connection,
+  userId: string,
+  filter: ReadingFilter,
+): AsyncGenerator<StoredReading[]> {
+  let after: [Date, string] | null = null;
+  for (;;) {
+    const conditions = ['user_id = ?', 'active', `type in (${placeholders(filter.types.length)})`];
+    const params: unknown[] = [userId, ...filter.types];
+    const add = (condition: string, ...values: unknown[]) => {
+      conditions.push(condition);
+      params.push(...values);
+    };
+    if (filter.from) add('time >= ?', filter.from);
+    if (filter.to) add('time <= ?', filter.to);
+    if (after) add('(time, id) > (?, ?)', ...after);
+    const rows = await connection.execute<Record<string, unknown>[]>(
+      `select id, type, time, value, dataset_id, device_id, fields, created_time from glucose_readings
+        where ${conditions.join(' and ')} order by time, id limit ${BATCH}`,
+      params,
+    );
+    const batch = rows.map((row): StoredReading => ({
+      id: row.id as string,
+      type: row.type as string,
+      time: rowDate(row.time)!,
+      value: Number(row.value),
+      datasetId: row.dataset_id as string,
+      deviceId: row.device_id as string | null,
+      fields: row.fields as Record<string, unknown>,
+      createdTime: rowDate(row.created_time)!,
+    }));
+    if (batch.length) yield batch;
+    if (batch.length < BATCH) return;
+    const last = batch.at(-1)!;
+    after = [last.time, last.id];
+  }
+}
+
+const toDataset = (row: Record<string, unknown>): DatasetRecord => ({
+  id: row.id as string,
+  userId: row.user_id as string,
+  dataSetType: row.data_set_type as string,
+  state: row.state as string,
+  deduplicator: row.deduplicator as string,
+  deviceId: (row.device_id as string | null) ?? null,
+  details: row.details as Record<string, unknown>,
+  createdUserId: (row.created_user_id as string | null) ?? null,
+  createdTime: rowDate(row.created_time)!,
+  modifiedTime: rowDate(row.modified_time),
+});
+
+/** A page of the datasets of many users, newest first: one SELECT for the request. */
+export function datasetPages(scope: Scope, args: PageArgs): Loader<string, DatasetRecord[]> {
+  return scope.loaders.get(`glucose.datasetPages:${JSON.stringify(args)}`, () => {
+    return new Loader<string, DatasetRecord[]>(async (userIds) => {
+      const pages = await newestPagesByUser(scope.em.getConnection(), 'datasets', ALL, userIds, args);
+      return pages.map((rows) => rows.map(toDataset));
+    });
+  });
+}
+
+/** How many datasets each user has, in one SELECT for the request. */
+export function datasetCounts(scope: Scope): Loader<string, number> {
+  return scope.loaders.get('glucose.datasetCounts', () => {
+    return new Loader<string, number>((userIds) => countsByUser(scope.em.getConnection(), 'datasets', ALL, userIds));
+  });
+}
+
+const ALL: SqlCondition = { sql: 'true', params: [] };
+
+const readingCondition = (filter: ReadingFilter): SqlCondition => ({
+  sql: `active and type in (${placeholders(filter.types.length)}) and time >= ? and time <= ?`,
+  params: [...filter.types, filter.from, filter.to],
+});
+
+const toReading = (row: Record<string, unknown>): StoredReading => ({
+  id: row.id as string,
+  type: row.type as string,
+  time: rowDate(row.time)!,
+  value: Number(row.value),
+  datasetId: row.dataset_id as string,
+  deviceId: (row.device_id as string | null) ?? null,
+  fields: row.fields as Record<string, unknown>,
+  createdTime: rowDate(row.created_time)!,
+});
+
+/**
+ * A page of the active readings of many users in one time range, oldest first (then by id):
+ * one SELECT for the request. `after` is the (time, id) of the previous page's last reading.
+ */
+export function readingPages(scope: Scope, filter: ReadingFilter, args: PageArgs): Loader<string, StoredReading[]> {
+  return scope.loaders.get(`glucose.readingPages:${JSON.stringify([filter, args])}`, () => {
+    return new Loader<string, StoredReading[]>(async (userIds) => {
+      const condition = readingCondition(filter);
+      const afterParams = args.after === null ? [] : [new Date(args.after[0]), args.after[1]];
+      const rows = await scope.em.getConnection().execute<Record<string, unknown>[]>(
+        `select * from (
+           select *, row_number() over (partition by user_id order by time, id) as position
+           from glucose_readings
+           where user_id in (${placeholders(userIds.length)}) and ${condition.sql}
+             ${args.after ? 'and (time, id) > (?, ?)' : ''}
+         ) ranked where position <= ? order by time, id`,
+        [...userIds, ...condition.params, ...afterParams, args.first + 1],
+      );
+      const byUser = new Map<string, StoredReading[]>(userIds.map((id) => [id, []]));
+      for (const row of rows) byUser.get(row.user_id as string)?.push(toReading(row));
+      return userIds.map((id) => byUser.get(id) ?? []);
+    });
+  });
+}
+
+/** How many active readings each user has in one time range, in one SELECT for the request. */
+export function readingCounts(scope: Scope, filter: ReadingFilter): Loader<string, number> {
+  return scope.loaders.get(`glucose.readingCounts:${JSON.stringify(filter)}`, () => {
+    return new Loader<string, number>((userIds) =>
+      countsByUser(scope.em.getConnection(), 'glucose_readings', readingCondition(filter), userIds),
+    );
+  });
+}

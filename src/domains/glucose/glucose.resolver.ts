@@ -1,0 +1,126 @@
+import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { PageArgs } from '../../graphql/connection';
+import type { Scope } from '../../kernel/scope';
+import { incomingContent } from '../../kernel/upload';
+import { User } from '../users/user.types';
+import { GlucoseService } from './glucose.service';
+import {
+  AddDatasetDataInput,
+  AddDatasetDataPayload,
+  CloseDatasetPayload,
+  CreateDatasetInput,
+  CreateDatasetPayload,
+  Dataset,
+  DatasetConnection,
+  DatasetInput,
+  DeleteDatasetPayload,
+  GlucoseReading,
+  GlucoseReadingConnection,
+  GlucoseReadingFilter,
+  GlucoseTypeValue,
+} from './glucose.types';
+
+@Resolver(() => Dataset)
+export class DatasetsResolver {
+  constructor(private readonly glucose: GlucoseService) {}
+
+  @Query(() => Dataset, {
+    nullable: true,
+    description:
+      'An upload session by id: readable by whoever may read its owner’s data; otherwise null with FORBIDDEN, or NOT_FOUND.',
+  })
+  async dataset(
+    @Arg('id', () => ID, { description: 'The dataset id: 32 lowercase hexadecimal characters.' }) id: string,
+    @Ctx() scope: Scope,
+  ): Promise<Dataset> {
+    return Dataset.from(await this.glucose.dataset(scope, id));
+  }
+
+  @Query(() => DatasetConnection, {
+    description:
+      'The upload sessions of a user, newest first. Whoever may read the user’s data may list them; others get FORBIDDEN.',
+  })
+  async datasets(
+    @Arg('userId', () => ID, { description: 'The owner.' }) userId: string,
+    @Args() paging: PageArgs,
+    @Ctx() scope: Scope,
+  ): Promise<DatasetConnection> {
+    return DatasetConnection.of(await this.glucose.datasets(scope, userId, paging), Dataset.from);
+  }
+
+  @Mutation(() => CreateDatasetPayload, { description: 'Opens an upload session for glucose records.' })
+  async createDataset(
+    @Arg('input', () => CreateDatasetInput, { description: 'The owner and what the uploader says about the upload.' })
+    input: CreateDatasetInput,
+    @Ctx() scope: Scope,
+  ): Promise<CreateDatasetPayload> {
+    const dataset = await this.glucose.createDataset(scope, input.userId, CreateDatasetInput.tidepoolFields(input));
+    return Object.assign(new CreateDatasetPayload(), { dataset: Dataset.from(dataset) });
+  }
+
+  @Mutation(() => AddDatasetDataPayload, {
+    description:
+      'Adds records to an open dataset: all of them, or none when one is invalid (the error names its index and field).',
+  })
+  async addDatasetData(
+    @Arg('input', () => AddDatasetDataInput, { description: 'The dataset and its records.' })
+    input: AddDatasetDataInput,
+    @Ctx() scope: Scope,
+  ): Promise<AddDatasetDataPayload> {
+    const stored = await this.glucose.addData(scope, input.datasetId, await incomingContent(input.records));
+    const dataset = Dataset.from(await this.glucose.dataset(scope, input.datasetId));
+    return Object.assign(new AddDatasetDataPayload(), { dataset, stored });
+  }
+
+  @Mutation(() => CloseDatasetPayload, {
+    description: 'Closes a NORMAL dataset: its records count from now on. Only servers close CONTINUOUS ones.',
+  })
+  async closeDataset(
+    @Arg('input', () => DatasetInput, { description: 'The dataset.' }) input: DatasetInput,
+    @Ctx() scope: Scope,
+  ): Promise<CloseDatasetPayload> {
+    return Object.assign(new CloseDatasetPayload(), {
+      dataset: Dataset.from(await this.glucose.closeDataset(scope, input.id)),
+    });
+  }
+
+  @Mutation(() => DeleteDatasetPayload, {
+    description: 'Deletes a dataset and its records: the owner, a custodian, a server, or the uploader who opened it.',
+  })
+  async deleteDataset(
+    @Arg('input', () => DatasetInput, { description: 'The dataset.' }) input: DatasetInput,
+    @Ctx() scope: Scope,
+  ): Promise<DeleteDatasetPayload> {
+    await this.glucose.deleteDataset(scope, input.id);
+    return Object.assign(new DeleteDatasetPayload(), { deletedDatasetId: input.id });
+  }
+}
+
+/** Glucose data as seen from an account. */
+@Resolver(() => User)
+export class UserGlucoseResolver {
+  constructor(private readonly glucose: GlucoseService) {}
+
+  @FieldResolver(() => DatasetConnection, {
+    description: 'The upload sessions of this account, newest first; empty for callers who may not read its data.',
+  })
+  async datasets(@Root() user: User, @Args() paging: PageArgs, @Ctx() scope: Scope): Promise<DatasetConnection> {
+    return DatasetConnection.of(await this.glucose.datasetsOf(scope, user.userId, paging), Dataset.from);
+  }
+
+  @FieldResolver(() => GlucoseReadingConnection, {
+    description:
+      'The glucose readings of this account in a time range, oldest first (only those that count: closed or continuous uploads); empty for callers who may not read its data.',
+  })
+  async glucoseReadings(
+    @Root() user: User,
+    @Arg('filter', () => GlucoseReadingFilter, { description: 'The time range, and optionally one kind of reading.' })
+    filter: GlucoseReadingFilter,
+    @Args() paging: PageArgs,
+    @Ctx() scope: Scope,
+  ): Promise<GlucoseReadingConnection> {
+    const types = filter.type ? [filter.type] : [GlucoseTypeValue.CBG, GlucoseTypeValue.SMBG];
+    const list = await this.glucose.readingsOf(scope, user.userId, { types, from: filter.from, to: filter.to }, paging);
+    return GlucoseReadingConnection.of(list, GlucoseReading.from);
+  }
+}

@@ -1,0 +1,245 @@
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { OwnerAccounts } from '../../kernel/accounts';
+import type { IncomingContent } from '../../kernel/content';
+import { conflict, forbidden, invalid, notFound } from '../../kernel/errors';
+import { hexId } from '../../kernel/ids';
+import type { Scope } from '../../kernel/scope';
+import { assertUserId } from '../../kernel/validation';
+import type { AccessPolicy, Requirement } from '../permissions/access-policy';
+import { DatasetSchema, type DatasetRecord } from './dataset.entity';
+import { DEDUPLICATORS, parseDatasetFields } from './dataset-fields';
+import { deduplicationKey, lastOfEachKey } from './deduplication';
+import {
+  datasetCounts,
+  datasetLoader,
+  datasetPages,
+  insertReadings,
+  readingBatches,
+  readingCounts,
+  readingPages,
+  type ReadingFilter,
+  type StoredReading,
+} from './glucose.loaders';
+import { pageArgs, pageOf, type PageArgs, type PagedList, type SortKey } from '../../kernel/paging';
+import { readRecords } from './record-body';
+
+/** DECISIONS.md: uploaders, custodians (and clinics holding either) write; any grant reads. */
+const MAY_UPLOAD: Requirement = ['upload', 'custodian'];
+const MAY_READ: Requirement = 'any-grant';
+const DATASET_ID = /^[0-9a-f]{32}$/;
+
+export function assertDatasetId(id: string, field = 'datasetId'): string {
+  if (!DATASET_ID.test(id)) throw invalid(`${field} must be 32 lowercase hexadecimal characters`, field);
+  return id;
+}
+
+/**
+ * Glucose data as Tidepool's uploaders send it: upload sessions (datasets) of `cbg` and `smbg`
+ * records, deduplicated as each dataset says, active once the session closes (normal) or at
+ * once (continuous).
+ */
+export class GlucoseService {
+  constructor(
+    private readonly access: AccessPolicy,
+    private readonly accounts: OwnerAccounts,
+  ) {}
+
+  async createDataset(scope: Scope, userId: string, body: unknown): Promise<DatasetRecord> {
+    assertUserId(userId);
+    await this.access.assertAllowed(scope, userId, MAY_UPLOAD);
+    const fields = parseDatasetFields(body);
+    await this.accounts.assertExists(scope, userId);
+    return scope.em.transactional(async (tx) => {
+      await this.accounts.assertHeld(tx, userId);
+      const dataset: DatasetRecord = {
+        id: hexId(32),
+        userId,
+        dataSetType: fields.dataSetType,
+        state: 'open',
+        deduplicator: fields.deduplicator,
+        deviceId: (fields.details.deviceId as string | undefined) ?? null,
+        details: fields.details,
+        createdUserId: scope.principal.userId,
+        createdTime: new Date(),
+        modifiedTime: null,
+      };
+      tx.create(DatasetSchema, dataset);
+      return dataset;
+    });
+  }
+
+  /** A dataset its owner's readers may see; FORBIDDEN for others, NOT_FOUND when there is none. */
+  async dataset(scope: Scope, id: string): Promise<DatasetRecord> {
+    const dataset = await this.existing(scope, id);
+    await this.access.assertAllowed(scope, dataset.userId, MAY_READ);
+    return dataset;
+  }
+
+  /**
+   * Adds records to an open dataset: all of them or, when one is invalid, none. Returns how
+   * many were stored after deduplication.
+   */
+  async addData(scope: Scope, datasetId: string, content: IncomingContent): Promise<number> {
+    const dataset = await this.existing(scope, datasetId);
+    await this.access.assertAllowed(scope, dataset.userId, MAY_UPLOAD);
+    if (dataset.state === 'closed') throw closed();
+    const records = await readRecords(content);
+    const mode = DEDUPLICATORS[dataset.deduplicator as keyof typeof DEDUPLICATORS];
+    const identity = { userId: dataset.userId, datasetId, deviceId: dataset.deviceId ?? null };
+    const keys = records.map((record) => deduplicationKey(record, identity, mode));
+    const kept = lastOfEachKey(
+      records.map((record, index) => ({ record, key: keys[index]! })),
+      keys,
+    );
+    return scope.em.transactional(async (tx) => {
+      // The dataset row is locked so a close cannot pass between the check and the insert.
+      if ((await this.locked(tx, datasetId)).state === 'closed') throw closed();
+      return insertReadings(tx, dataset, kept, {
+        active: dataset.dataSetType === 'continuous',
+        replace: mode === 'origin',
+      });
+    });
+  }
+
+  /**
+   * Closes a normal dataset: its records become active and, under the device deduplicator, the
+   * same readings uploaded earlier from that device stop counting. Only servers close
+   * continuous datasets, as in Tidepool.
+   */
+  async closeDataset(scope: Scope, datasetId: string): Promise<DatasetRecord> {
+    const dataset = await this.existing(scope, datasetId);
+    await this.access.assertAllowed(scope, dataset.userId, MAY_UPLOAD);
+    if (dataset.dataSetType === 'continuous' && !scope.principal.isServer)
+      throw forbidden('Only a server closes a continuous dataset');
+    return scope.em.transactional(async (tx) => {
+      const current = await this.locked(tx, datasetId);
+      if (current.state === 'closed') throw closed();
+      await tx.execute('update glucose_readings set active = true where user_id = ? and dataset_id = ?', [
+        dataset.userId,
+        datasetId,
+      ]);
+      if (dataset.deduplicator === 'org.tidepool.deduplicator.device.deactivate.hash')
+        await tx.execute(
+          `update glucose_readings older set active = false
+            where older.user_id = ? and older.dataset_id <> ? and older.active
+              and older.dedup_key in (select dedup_key from glucose_readings where user_id = ? and dataset_id = ?)`,
+          [dataset.userId, datasetId, dataset.userId, datasetId],
+        );
+      current.state = 'closed';
+      current.modifiedTime = new Date();
+      return { ...current };
+    });
+  }
+
+  /**
+   * Deletes a dataset and its records: its owner, a custodian, a server, or the uploader who
+   * opened it (Tidepool's rule).
+   */
+  async deleteDataset(scope: Scope, datasetId: string): Promise<void> {
+    const dataset = await this.existing(scope, datasetId);
+    const opener = scope.principal.userId !== null && scope.principal.userId === dataset.createdUserId;
+    await this.access.assertAllowed(scope, dataset.userId, opener ? MAY_UPLOAD : ['custodian']);
+    await scope.em.transactional(async (tx) => {
+      await this.locked(tx, datasetId);
+      await tx.execute('delete from glucose_readings where user_id = ? and dataset_id = ?', [
+        dataset.userId,
+        datasetId,
+      ]);
+      await tx.execute('delete from datasets where id = ?', [datasetId]);
+    });
+  }
+
+  /** A user's datasets, newest first; FORBIDDEN to callers who may not read the user's data. */
+  async datasets(scope: Scope, userId: string, paging: Paging): Promise<PagedList<DatasetRecord>> {
+    assertUserId(userId);
+    const args = pageArgs(datasetListOf(userId), paging.first, paging.after, isCreatedKey);
+    await this.access.assertAllowed(scope, userId, MAY_READ);
+    return this.datasetPage(scope, userId, args);
+  }
+
+  /** The same list seen from an account: empty for callers who may not read it. */
+  async datasetsOf(scope: Scope, userId: string, paging: Paging): Promise<PagedList<DatasetRecord>> {
+    const args = pageArgs(datasetListOf(userId), paging.first, paging.after, isCreatedKey);
+    if (!(await this.access.isAllowed(scope, userId, MAY_READ))) return emptyList(datasetListOf(userId), args);
+    return this.datasetPage(scope, userId, args);
+  }
+
+  /** A user's active readings in a time range, oldest first; empty for callers who may not read them. */
+  async readingsOf(
+    scope: Scope,
+    userId: string,
+    filter: ReadingFilter,
+    paging: Paging,
+  ): Promise<PagedList<StoredReading>> {
+    if (!filter.from || !filter.to) throw invalid('A reading list needs a time range', 'filter');
+    if (filter.from > filter.to) throw invalid('from must not be later than to', 'from');
+    const list = `glucoseReadings:${userId}:${JSON.stringify(filter)}`;
+    const args = pageArgs(list, paging.first, paging.after, isTimeKey);
+    if (!(await this.access.isAllowed(scope, userId, MAY_READ))) return emptyList(list, args);
+    const rows = await readingPages(scope, filter, args).load(userId);
+    return {
+      page: pageOf(list, args, rows, (reading) => [reading.time.toISOString(), reading.id]),
+      count: () => readingCounts(scope, filter).load(userId),
+    };
+  }
+
+  private async datasetPage(scope: Scope, userId: string, args: PageArgs): Promise<PagedList<DatasetRecord>> {
+    const rows = await datasetPages(scope, args).load(userId);
+    return {
+      page: pageOf(datasetListOf(userId), args, rows, (dataset) => [dataset.createdTime.toISOString(), dataset.id]),
+      count: () => datasetCounts(scope).load(userId),
+    };
+  }
+
+  /** A user's active readings in time order, in batches, for its readers: constant memory for any range. */
+  async readings(scope: Scope, userId: string, filter: ReadingFilter): Promise<AsyncIterable<StoredReading[]>> {
+    assertUserId(userId);
+    await this.access.assertAllowed(scope, userId, MAY_READ);
+    if (filter.from && filter.to && filter.from > filter.to)
+      throw invalid('startDate must not be later than endDate', 'startDate');
+    return readingBatches(scope.em.getConnection(), userId, filter);
+  }
+
+  /** Deleting an account deletes its glucose data, in the deletion's transaction. */
+  async forgetUser(scope: Scope, userId: string): Promise<void> {
+    await scope.em.execute('delete from glucose_readings where user_id = ?', [userId]);
+    await scope.em.execute('delete from datasets where user_id = ?', [userId]);
+  }
+
+  private async existing(scope: Scope, id: string): Promise<DatasetRecord> {
+    assertDatasetId(id);
+    const dataset = await datasetLoader(scope).load(id);
+    if (!dataset) throw notFound(`Dataset ${id} was not found`);
+    return dataset;
+  }
+
+  private async locked(tx: EntityManager, id: string): Promise<DatasetRecord> {
+    const dataset = await tx.findOne(DatasetSchema, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!dataset) throw notFound(`Dataset ${id} was not found`);
+    return dataset;
+  }
+}
+
+export interface Paging {
+  first?: number | null;
+  after?: string | null;
+}
+
+const datasetListOf = (userId: string) => `datasets:${userId}`;
+const isCreatedKey = (key: SortKey) =>
+  key.length === 2 &&
+  typeof key[0] === 'string' &&
+  !Number.isNaN(Date.parse(key[0])) &&
+  DATASET_ID.test(String(key[1]));
+const isTimeKey = (key: SortKey) =>
+  key.length === 2 &&
+  typeof key[0] === 'string' &&
+  !Number.isNaN(Date.parse(key[0])) &&
+  /^[0-9a-z]{32}$/.test(String(key[1]));
+const emptyList = <T>(list: string, args: PageArgs): PagedList<T> => ({
+  page: pageOf<T>(list, args, [], () => []),
+  count: async () => 0,
+});
+
+const closed = () => conflict('The dataset is closed: open a new one to upload more data');

@@ -1,3 +1,5 @@
+import { Migration20261124183000_clinic_patient_indexes } from './Migration20261124183000_clinic_patient_indexes';
+import { Migration20261124180000_glucose_readings } from './Migration20261124180000_glucose_readings';
 import { Migration20261124173304_clinics } from './Migration20261124173304_clinics';
 import { Migration20261124140820_spec_user_roles } from './Migration20261124140820_spec_user_roles';
 import { Migration20261123085644_exact_key_removals } from './Migration20261123085644_exact_key_removals';
@@ -24,4 +26,6 @@ export const migrations: { name: string; class: MigrationClass }[] = [
   { name: 'Migration20261123085644_exact_key_removals', class: Migration20261123085644_exact_key_removals },
   { name: 'Migration20261124140820_spec_user_roles', class: Migration20261124140820_spec_user_roles },
   { name: 'Migration20261124173304_clinics', class: Migration20261124173304_clinics },
+  { name: 'Migration20261124180000_glucose_readings', class: Migration20261124180000_glucose_readings },
+  { name: 'Migration20261124183000_clinic_patient_indexes', class: Migration20261124183000_clinic_patient_indexes },
 ];

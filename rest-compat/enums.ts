@@ -14,15 +14,24 @@ export class LegacyEnum {
 
   /** Legacy strings → GraphQL values; an unknown one is refused naming `field[index]`. */
   values(legacy: readonly string[], field: string): string[] {
-    return legacy.map((value, index) => {
-      const known = Object.hasOwn(this.toGraphql, value) ? this.toGraphql[value] : undefined;
-      if (known !== undefined) return known;
-      // Left to the router's NUL check, which names the body field and runs once variables are made.
-      if (value.includes('\u0000')) return value;
-      // Only a name is repeated in the reason, never other text (it may be anything a client sent).
-      const given = /^[A-Za-z_][\w-]{0,63}$/.test(value) ? `, not "${value}"` : '';
-      throw invalid(`${field}[${index}] must be one of ${Object.keys(this.toGraphql).join(', ')}${given}`, field);
-    });
+    return legacy.map((value, index) => this.graphqlValue(value, `${field}[${index}]`, field));
+  }
+
+  /** One legacy string → its GraphQL value; anything else is refused naming `field`. */
+  value(legacy: unknown, field: string): string {
+    if (typeof legacy !== 'string')
+      throw invalid(`${field} must be one of ${Object.keys(this.toGraphql).join(', ')}`, field);
+    return this.graphqlValue(legacy, field, field);
+  }
+
+  private graphqlValue(value: string, label: string, field: string): string {
+    const known = Object.hasOwn(this.toGraphql, value) ? this.toGraphql[value] : undefined;
+    if (known !== undefined) return known;
+    // Left to the router's NUL check, which names the body field and runs once variables are made.
+    if (value.includes('\u0000')) return value;
+    // Only a name is repeated in the reason, never other text (it may be anything a client sent).
+    const given = /^[A-Za-z_][\w-]{0,63}$/.test(value) ? `, not "${value}"` : '';
+    throw invalid(`${label} must be one of ${Object.keys(this.toGraphql).join(', ')}${given}`, field);
   }
 
   /** A GraphQL value → its legacy string. */
@@ -40,3 +49,27 @@ export const PERMISSION_NAME = new LegacyEnum({
 });
 
 export const BLOB_STATUS = new LegacyEnum({ created: 'CREATED', available: 'AVAILABLE' });
+
+export const CLINIC_TYPE = new LegacyEnum({
+  provider_practice: 'PROVIDER_PRACTICE',
+  healthcare_system: 'HEALTHCARE_SYSTEM',
+  veterinary_clinic: 'VETERINARY_CLINIC',
+  other: 'OTHER',
+  researcher: 'RESEARCHER',
+});
+
+export const CLINIC_SIZE = new LegacyEnum({
+  '0-249': 'SIZE_0_249',
+  '250-499': 'SIZE_250_499',
+  '500-999': 'SIZE_500_999',
+  '1000+': 'SIZE_1000_PLUS',
+});
+
+export const BG_UNITS = new LegacyEnum({ 'mg/dL': 'MG_DL', 'mmol/L': 'MMOL_L' });
+
+/** Clinician roles are the same strings on both sides; listed so the REST layer refuses others as it does enums. */
+export const CLINICIAN_ROLE = new LegacyEnum({
+  CLINIC_ADMIN: 'CLINIC_ADMIN',
+  CLINIC_MEMBER: 'CLINIC_MEMBER',
+  PRESCRIBER: 'PRESCRIBER',
+});

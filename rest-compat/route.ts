@@ -24,7 +24,7 @@ export interface RestReply {
  * variables and how its data becomes the legacy JSON. Routes hold no rules; services do.
  */
 export interface RestRoute {
-  method: 'get' | 'post' | 'put' | 'delete';
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   path: string;
   document: string;
   variables?: (request: RestRequest) => Record<string, unknown>;
@@ -57,10 +57,11 @@ export interface ContentResponse {
 }
 
 /**
- * A download: GraphQL has no binary responses, so these rows call the domain service's
- * `openContent` directly (which checks access exactly as the GraphQL fields do) and stream it.
+ * A download: GraphQL has no binary responses, so these rows call the domain service directly
+ * (which checks access exactly as the GraphQL fields do) and stream what it opens: stored
+ * content, or a long list read in batches.
  */
 export interface ContentRoute {
   path: string;
-  open: (scope: Scope, params: Record<string, string>) => Promise<ContentResponse>;
+  open: (scope: Scope, params: Record<string, string>, query: Record<string, unknown>) => Promise<ContentResponse>;
 }

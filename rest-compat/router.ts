@@ -167,7 +167,7 @@ export function restCompatRouter(
   for (const route of downloads.routes) {
     router.get(route.path, ...downloads.edge, async (req: Request, res: Response) => {
       try {
-        const { stream, headers } = await route.open(scopeOf(res), req.params as Record<string, string>);
+        const { stream, headers } = await route.open(scopeOf(res), req.params as Record<string, string>, req.query);
         res.status(200);
         // setHeader, not res.set: express would append a charset to the stored media type.
         for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);

@@ -3,6 +3,8 @@ import { LoginFailureSchema, OidcRecordSchema, RealmKeySchema, RevokedSessionSch
 import { ClinicSchema } from './domains/clinics/clinic.entity';
 import { ClinicPatientSchema, PatientInviteSchema, PatientTagSchema } from './domains/clinics/clinic-patient.entity';
 import { ClinicianInviteSchema, ClinicianSchema } from './domains/clinics/clinician.entity';
+import { DatasetSchema } from './domains/glucose/dataset.entity';
+import { GlucoseReadingSchema } from './domains/glucose/glucose-reading.entity';
 import { BlobSchema } from './domains/blobs/blob.entity';
 import { DeviceLogSchema } from './domains/device-logs/device-log.entity';
 import { PermissionGrantSchema } from './domains/permissions/permission-grant.entity';
@@ -19,5 +21,6 @@ export const entities = [
   ...[PermissionGrantSchema],
   ...[BlobSchema, DeviceLogSchema, PendingObjectSchema],
   ...[ClinicSchema, ClinicianSchema, ClinicianInviteSchema, ClinicPatientSchema, PatientTagSchema, PatientInviteSchema],
+  ...[DatasetSchema, GlucoseReadingSchema],
   ...[OidcRecordSchema, RealmKeySchema, RevokedSessionSchema, LoginFailureSchema, IdentityLinkSchema],
 ];

@@ -19,7 +19,14 @@ import type { Scope } from './kernel/scope';
 import { AccessPolicy } from './domains/permissions/access-policy';
 import { clinicGrants } from './domains/clinics/membership';
 import { PermissionsService } from './domains/permissions/permissions.service';
-import { AccountLifecycleService } from './domains/users/account-lifecycle.service';
+import { AccountLifecycleService, accountAddresses } from './domains/users/account-lifecycle.service';
+import { ClinicsService } from './domains/clinics/clinics.service';
+import { CliniciansService } from './domains/clinics/clinicians.service';
+import type { ClinicAccounts } from './domains/clinics/clinic-accounts';
+import type { PatientAccounts } from './domains/clinics/patient-accounts';
+import { PatientInvitesService } from './domains/clinics/patient-invites.service';
+import { PatientTagsService } from './domains/clinics/patient-tags.service';
+import { PatientsService } from './domains/clinics/patients.service';
 import { UsersService } from './domains/users/users.service';
 import type { Orm } from './infra/database/orm';
 import type { Logger } from './infra/logger';
@@ -28,6 +35,7 @@ import { ContentStore } from './infra/content/content-store';
 import type { ObjectStore } from './infra/object-store/object-store';
 import { BlobsService } from './domains/blobs/blobs.service';
 import { DeviceLogsService } from './domains/device-logs/device-logs.service';
+import { GlucoseService } from './domains/glucose/glucose.service';
 
 export interface ServiceDependencies {
   config: Config;
@@ -47,6 +55,12 @@ export interface Services {
   contents: ContentStore;
   blobs: BlobsService;
   deviceLogs: DeviceLogsService;
+  glucose: GlucoseService;
+  clinics: ClinicsService;
+  clinicians: CliniciansService;
+  patients: PatientsService;
+  patientTags: PatientTagsService;
+  patientInvites: PatientInvitesService;
   realms: Realms;
   verifier: TokenVerifier;
   revocations: SessionRevocations;
@@ -76,6 +90,28 @@ export async function createServices({
   const owners = ownerAccounts(accountsExist, (tx: EntityManager, userId: string) => users.holdExisting(tx, userId));
   const blobs = new BlobsService(access, owners, contents);
   const deviceLogs = new DeviceLogsService(access, owners, contents);
+  const glucose = new GlucoseService(access, owners);
+  const clinicAccounts: ClinicAccounts = {
+    addresses: async (scope, userId) => {
+      const [account] = await users.many(scope, [userId]);
+      return account && accountAddresses(account);
+    },
+    existing: accountsExist,
+  };
+  const clinics = new ClinicsService(clinicAccounts);
+  const clinicians = new CliniciansService(clinics, clinicAccounts);
+  const patientAccounts: PatientAccounts = {
+    createManaged: async (tx, email, createdBy) =>
+      (await users.insert(tx, { username: null, emails: email ? [email] : [], roles: [] }, createdBy)).id,
+    existing: accountsExist,
+    sharedAddresses: async (scope, userId) => {
+      const account = await users.findById(scope.em, userId);
+      return account ? accountAddresses(account) : [];
+    },
+  };
+  const patientTags = new PatientTagsService(clinics);
+  const patients = new PatientsService(clinics, patientTags, patientAccounts, access);
+  const patientInvites = new PatientInvitesService(clinics, patients);
   const lifecycle = new AccountLifecycleService(users, access, (em, custodianId, accountId) =>
     permissions.grantCustodianship(em, custodianId, accountId),
   );
@@ -121,6 +157,10 @@ export async function createServices({
   lifecycle.onDelete((scope, userId) => links.forgetUser(scope.em, userId));
   lifecycle.onDelete((scope, userId) => blobs.forgetUser(scope, userId));
   lifecycle.onDelete((scope, userId) => deviceLogs.forgetUser(scope, userId));
+  lifecycle.onDelete((scope, userId) => glucose.forgetUser(scope, userId));
+  lifecycle.onDelete((scope, userId, addresses) => clinicians.forgetUser(scope, userId, addresses));
+  lifecycle.onDelete((scope, userId) => patients.forgetUser(scope, userId));
+  lifecycle.onDelete((scope, userId) => patientInvites.forgetUser(scope, userId));
 
   return {
     access,
@@ -130,6 +170,12 @@ export async function createServices({
     contents,
     blobs,
     deviceLogs,
+    glucose,
+    clinics,
+    clinicians,
+    patients,
+    patientTags,
+    patientInvites,
     realms,
     verifier,
     revocations,

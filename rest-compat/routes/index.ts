@@ -1,7 +1,11 @@
 import type { ContentRoute, RestRoute } from '../route';
 import type { Services } from '../../src/services';
 import { blobDownloads, blobRoutes } from './blobs';
+import { clinicPatientRoutes } from './clinic-patients';
+import { clinicianRoutes } from './clinicians';
+import { clinicRoutes } from './clinics';
 import { deviceLogDownloads, deviceLogRoutes } from './device-logs';
+import { glucoseDownloads, glucoseRoutes } from './datasets';
 import { permissionRoutes } from './permissions';
 import { sessionRoutes } from './sessions';
 import { userRoutes } from './users';
@@ -13,9 +17,17 @@ export const restRoutes: RestRoute[] = [
   ...permissionRoutes,
   ...blobRoutes,
   ...deviceLogRoutes,
+  ...glucoseRoutes,
+  ...clinicRoutes,
+  ...clinicianRoutes,
+  ...clinicPatientRoutes,
 ];
 
 /** Downloads, which stream bytes GraphQL cannot carry. */
-export function contentRoutes(services: Pick<Services, 'blobs' | 'deviceLogs'>): ContentRoute[] {
-  return [...blobDownloads(services.blobs), ...deviceLogDownloads(services.deviceLogs)];
+export function contentRoutes(services: Pick<Services, 'blobs' | 'deviceLogs' | 'glucose'>): ContentRoute[] {
+  return [
+    ...blobDownloads(services.blobs),
+    ...deviceLogDownloads(services.deviceLogs),
+    ...glucoseDownloads(services.glucose),
+  ];
 }

@@ -4,6 +4,15 @@ import { PermissionsResolver, UserSharingResolver } from '../domains/permissions
 import { UsersResolver } from '../domains/users/users.resolver';
 import { BlobsResolver, UserBlobsResolver } from '../domains/blobs/blobs.resolver';
 import { DeviceLogsResolver, UserDeviceLogsResolver } from '../domains/device-logs/device-logs.resolver';
+import { ClinicsResolver } from '../domains/clinics/clinics.resolver';
+import { ClinicCliniciansResolver, CliniciansResolver } from '../domains/clinics/clinicians.resolver';
+import { DatasetsResolver, UserGlucoseResolver } from '../domains/glucose/glucose.resolver';
+import {
+  ClinicPatientFieldsResolver,
+  ClinicPatientsResolver,
+  PatientsResolver,
+} from '../domains/clinics/patients.resolver';
+import { Clinic } from '../domains/clinics/clinics.types';
 import type { Services } from '../services';
 import { instanceIn, referenceKey, type EntityBinding } from './federation';
 import { buildIsletSchema, type ResolverBinding } from './schema';
@@ -19,6 +28,14 @@ export function resolverBindings(services: Services): ResolverBinding[] {
     [UserBlobsResolver, new UserBlobsResolver(services.blobs)],
     [DeviceLogsResolver, new DeviceLogsResolver(services.deviceLogs)],
     [UserDeviceLogsResolver, new UserDeviceLogsResolver(services.deviceLogs)],
+    [DatasetsResolver, new DatasetsResolver(services.glucose)],
+    [UserGlucoseResolver, new UserGlucoseResolver(services.glucose)],
+    [ClinicsResolver, new ClinicsResolver(services.clinics)],
+    [ClinicCliniciansResolver, new ClinicCliniciansResolver(services.clinicians)],
+    [CliniciansResolver, new CliniciansResolver(services.clinicians, services.clinics)],
+    [ClinicPatientsResolver, new ClinicPatientsResolver(services.patients, services.patientInvites)],
+    [ClinicPatientFieldsResolver, new ClinicPatientFieldsResolver(services.users, services.clinics)],
+    [PatientsResolver, new PatientsResolver(services.patients, services.patientTags, services.patientInvites)],
   ];
 }
 
@@ -30,12 +47,24 @@ export function entityBindings(bindings: ResolverBinding[]): EntityBinding[] {
   const users = instanceIn(bindings, UsersResolver);
   const blobs = instanceIn(bindings, BlobsResolver);
   const deviceLogs = instanceIn(bindings, DeviceLogsResolver);
+  const clinics = instanceIn(bindings, ClinicsResolver);
+  const clinicPatients = instanceIn(bindings, ClinicPatientsResolver);
   return [
     { typeName: 'User', resolve: (reference, scope) => users.user(referenceKey(reference, 'userId'), scope) },
     { typeName: 'Blob', resolve: (reference, scope) => blobs.blob(referenceKey(reference, 'id'), scope) },
     {
       typeName: 'DeviceLog',
       resolve: (reference, scope) => deviceLogs.deviceLog(referenceKey(reference, 'id'), scope),
+    },
+    { typeName: 'Clinic', resolve: (reference, scope) => clinics.clinic(referenceKey(reference, 'id'), scope) },
+    {
+      typeName: 'ClinicPatient',
+      resolve: (reference, scope) =>
+        clinicPatients.patient(
+          Object.assign(new Clinic(), { id: referenceKey(reference, 'clinicId') }),
+          referenceKey(reference, 'userId'),
+          scope,
+        ),
     },
   ];
 }

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { printTable, type Measurement } from './harness';
 import { startBenchS3 } from './s3';
 import { accountScenarios } from './scenarios/accounts';
+import { clinicPatientScenarios } from './scenarios/clinic-patients';
 import { contentScenarios } from './scenarios/content';
 import { sharingScenarios } from './scenarios/sharing';
 import { tokenScenarios } from './scenarios/tokens';
@@ -15,6 +16,7 @@ const SCENARIOS: Record<string, (env: BenchEnvironment) => Promise<Measurement[]
   accounts: accountScenarios,
   tokens: tokenScenarios,
   sharing: sharingScenarios,
+  'clinic-patients': clinicPatientScenarios,
 };
 
 /** BENCH_ONLY=accounts,s3-content runs some scenarios; BENCH_SECONDS sets each run's length. */

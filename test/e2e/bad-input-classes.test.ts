@@ -33,7 +33,7 @@ afterEach(() => {
 });
 
 const NUL = '\u0000';
-const downloads = contentRoutes({ blobs: {} as never, deviceLogs: {} as never });
+const downloads = contentRoutes({ blobs: {} as never, deviceLogs: {} as never, glucose: {} as never });
 const allRoutes = [
   ...restRoutes.map(({ method, path }) => ({ method, path })),
   ...downloads.map(({ path }) => ({ method: 'get', path })),

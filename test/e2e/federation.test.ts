@@ -198,6 +198,8 @@ describe('the subgraph protocol at /graphql', () => {
     expect(sdl).toContain('type User @key(fields: "userId")');
     expect(sdl).toContain('type Blob @key(fields: "id")');
     expect(sdl).toContain('type DeviceLog @key(fields: "id")');
+    expect(sdl).toContain('type Clinic @key(fields: "id")');
+    expect(sdl).toContain('type ClinicPatient @key(fields: "clinicId userId")');
     expect(sdl).toContain('@link(url: "https://specs.apollo.dev/federation/v2.3"');
   });
 

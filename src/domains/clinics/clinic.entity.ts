@@ -6,9 +6,9 @@ export interface PatientTagValue {
   name: string;
 }
 
-/** A clinic phone number: `type` (e.g. `main`) and `number`. */
+/** A clinic phone number: `type` (e.g. `main`, optional) and `number`. */
 export interface PhoneNumber {
-  type: string;
+  type?: string;
   number: string;
 }
 

@@ -60,6 +60,15 @@ export class AccessPolicy {
     return allowed;
   }
 
+  /**
+   * What `holderId` holds on `target` from every source (a direct grant and, say, its clinics),
+   * as Tidepool's `GET /access/{sharerId}/{userId}` merges them; null when nothing.
+   */
+  async heldBy(scope: Scope, holderId: string, target: string): Promise<Permission[] | null> {
+    const [held] = await this.heldOn(scope, holderId, [target]);
+    return held ?? null;
+  }
+
   /** What the caller holds on each target, from every source, in one batched query per source. */
   private async heldOn(scope: Scope, callerId: string, targets: readonly string[]): Promise<(Permission[] | null)[]> {
     if (!targets.length) return [];

@@ -31,14 +31,6 @@ function groupBy(rows: GrantRow[], key: 'sharer_id' | 'grantee_id', ids: readonl
   return ids.map((id) => groups.get(id)!);
 }
 
-/** Grants each sharer gave (its "group members"), batched per request. */
-export function grantsBySharer(scope: Scope): Loader<string, GrantRow[]> {
-  return scope.loaders.get(
-    'permissions.bySharer',
-    () => new Loader(async (ids) => groupBy(await grantRows(scope, 'sharer_id', ids), 'sharer_id', ids)),
-  );
-}
-
 /** Grants each user received (the groups it can access), batched per request. */
 export function grantsByGrantee(scope: Scope): Loader<string, GrantRow[]> {
   return scope.loaders.get(

@@ -6,7 +6,7 @@ import { assertUserId } from '../../kernel/validation';
 import type { AccessPolicy } from './access-policy';
 import { GRANTABLE_PERMISSIONS, type Permission } from './permission.model';
 import { PermissionGrantSchema } from './permission-grant.entity';
-import { grantCounts, grantPages, grantsBySharer, type GrantRow } from './permissions.loaders';
+import { grantCounts, grantPages, type GrantRow } from './permissions.loaders';
 import { pageArgs, pageOf, type PagedList } from '../../kernel/paging';
 import type { AccountsExist } from '../../kernel/accounts';
 
@@ -75,15 +75,16 @@ export class PermissionsService {
     return this.sharesPage(scope, 'given', sharerId, args);
   }
 
-  /** What `userId` may do with `sharerId`'s data; null when it holds nothing. */
+  /** What `userId` may do with `sharerId`'s data (directly or through its clinics); null when it holds nothing. */
   async permissionsOf(scope: Scope, sharerId: string, userId: string): Promise<PermissionName[] | null> {
     assertUserId(sharerId, 'sharerId');
     assertUserId(userId);
     const involved = scope.principal.userId === userId;
     if (!involved) await this.access.assertAllowed(scope, sharerId, ['custodian']);
     if (sharerId === userId) return OWNER;
-    const row = (await grantsBySharer(scope).load(sharerId)).find((grant) => grant.grantee_id === userId);
-    return row ? sorted(row.permissions) : null;
+    // Direct grants and those reaching the user through its clinics, merged as gatekeeper's userInGroup does.
+    const held = await this.access.heldBy(scope, userId, sharerId);
+    return held ? sorted(held) : null;
   }
 
   /**

@@ -20,12 +20,22 @@ export type AfterDeletion = () => Promise<void>;
 /**
  * Runs inside the transaction that deletes an account, after its row is gone: each domain
  * removes what it holds (through `scope.em`, that transaction) and may return a step to run
- * once the deletion has committed.
+ * once the deletion has committed. `addresses` are the account's login addresses (username and
+ * emails, lower-cased), for what a domain holds by address (clinician invitations).
  */
-export type UserDeletionHook = (scope: Scope, userId: string) => Promise<AfterDeletion | void>;
+export type UserDeletionHook = (
+  scope: Scope,
+  userId: string,
+  addresses: readonly string[],
+) => Promise<AfterDeletion | void>;
 
 /** Gives the custodian of a new custodial account its permissions (the permissions domain). */
 export type GrantCustodianship = (em: EntityManager, custodianId: string, accountId: string) => Promise<void>;
+
+/** The addresses an account logs in with: its username and emails, lower-cased, each once. */
+export function accountAddresses(user: Pick<UserRecord, 'username' | 'emails'>): string[] {
+  return [...new Set([user.username, ...user.emails].filter((email) => !!email).map((email) => email!.toLowerCase()))];
+}
 
 /** Accounts coming and going: custodial accounts, and deletion with everything attached. */
 export class AccountLifecycleService {
@@ -104,7 +114,7 @@ export class AccountLifecycleService {
       await tx.nativeDelete(UserSchema, { id: user.id });
       const steps: AfterDeletion[] = [];
       for (const hook of this.deletionHooks) {
-        const step = await hook({ ...scope, em: tx }, user.id);
+        const step = await hook({ ...scope, em: tx }, user.id, accountAddresses(user));
         if (step) steps.push(step);
       }
       return steps;

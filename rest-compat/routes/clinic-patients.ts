@@ -1,0 +1,347 @@
+import { invalid } from '../../src/kernel/errors';
+import { parseDateTime } from '../../src/kernel/validation';
+import { listParameter } from '../binary';
+import { jsonObject, optionalJsonObject, withTypes } from '../body';
+import { PERMISSION_NAME } from '../enums';
+import type { RestRequest, RestRoute } from '../route';
+import { CLINIC_FIELDS, legacyClinic, offsetPaging } from './clinics';
+import { permissionSet } from './permissions';
+
+/** A clinic patient's fields, asked under their GraphQL names. */
+const PATIENT_FIELDS =
+  'userId fullName birthDate email mrn tags { id } permissions reviews { clinicianId time } createdTime updatedTime';
+
+type PatientData = Record<string, unknown> & {
+  userId: string;
+  tags: { id: string }[];
+  permissions: string[];
+  reviews: { clinicianId: string; time: string }[];
+};
+
+/**
+ * A patient as Tidepool's clinic service serialises it: `fullName`, `birthDate`, `tags`,
+ * `dataSources` and `reviews` always present (no data sources are linked here: null), other
+ * fields left out when empty; permissions as a permission set; no provider connection requests.
+ */
+function legacyPatient(value: unknown): Record<string, unknown> {
+  const { userId, tags, permissions, reviews, email, mrn, birthDate, ...patient } = value as PatientData;
+  return {
+    id: userId,
+    ...patient,
+    birthDate,
+    ...(email === null ? {} : { email }),
+    ...(mrn === null ? {} : { mrn }),
+    tags: tags.map((tag) => tag.id),
+    permissions: permissionSet(permissions),
+    dataSources: null,
+    reviews,
+    connectionRequests: { abbott: [], dexcom: [], twiist: [] },
+  };
+}
+
+const payloadPatient = (field: string) => (data: Record<string, unknown>) =>
+  legacyPatient((data[field] as { patient: unknown }).patient);
+
+/**
+ * The patient record fields a body may carry; response-only ones clients echo back (id, times,
+ * reviews, ...) are ignored, and so is `email` where the account's own address is the record's.
+ */
+function patientRecord(body: Record<string, unknown>, { email = true } = {}) {
+  withTypes(body, { fullName: 'string', birthDate: 'string', email: 'string', mrn: 'string', tags: 'strings' });
+  const { fullName, birthDate, mrn, tags } = body;
+  return email ? { fullName, birthDate, email: body.email, mrn, tags } : { fullName, birthDate, mrn, tags };
+}
+
+/** `{"view":{},"upload":{}}` → `["VIEW","UPLOAD"]`; each value must be an empty object. */
+function permissionNames(value: unknown, field = 'permissions'): string[] {
+  const set = jsonObject(value, `"${field}"`);
+  const names = Object.entries(set).map(([name, granted]) => {
+    const empty =
+      granted !== null && typeof granted === 'object' && !Array.isArray(granted) && !Object.keys(granted).length;
+    if (!empty) throw invalid(`Permission "${name}" must have an empty object {} as its value`, field);
+    return name;
+  });
+  return PERMISSION_NAME.values(names, field);
+}
+
+/** The summary filters and sorts come with glucose summaries: refused by name until then, never ignored. */
+const SUMMARY_PARAMETERS = ['sortType', 'period', 'offsetPeriods'];
+const SORT = /^[+ -](fullName|birthDate|lastReviewed)$/;
+const SORT_FIELDS: Record<string, string> = {
+  fullName: 'FULL_NAME',
+  birthDate: 'BIRTH_DATE',
+  lastReviewed: 'LAST_REVIEWED',
+};
+
+function one(query: Record<string, unknown>, name: string): string | undefined {
+  const value = query[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw invalid(`query parameter "${name}" must be given once`, name);
+  return value;
+}
+
+function patientListVariables({ query }: RestRequest) {
+  const summary = Object.keys(query).find(
+    (name) => name.startsWith('cgm.') || name.startsWith('bgm.') || SUMMARY_PARAMETERS.includes(name),
+  );
+  if (summary !== undefined)
+    throw invalid(
+      `query parameter "${summary}" needs glucose summaries, which this service does not have yet`,
+      summary,
+    );
+  // A `+` in a query string reads as a space: ` fullName` is `+fullName`.
+  const sort = one(query, 'sort');
+  const sorted = sort === undefined ? null : SORT.exec(sort);
+  if (sort !== undefined && !sorted)
+    throw invalid('sort must be + or - followed by fullName, birthDate or lastReviewed', 'sort');
+  const tags = listParameter(query, 'tags');
+  tags?.forEach((tag) => {
+    if (!/^[0-9a-f]{24}$/.test(tag))
+      throw invalid('tags must be patient tag ids: 24 lowercase hexadecimal characters', 'tags');
+  });
+  const lastReviewed = one(query, 'lastReviewed');
+  return {
+    filter: {
+      search: one(query, 'search') ?? null,
+      tags: tags ?? null,
+      lastReviewed: lastReviewed === undefined ? null : parseDateTime(lastReviewed, 'lastReviewed').toISOString(),
+    },
+    orderBy: sorted && { field: SORT_FIELDS[sorted[1]], direction: sort!.startsWith('-') ? 'DESC' : 'ASC' },
+  };
+}
+
+const PATIENT_PAGES = offsetPaging(['clinic', 'patients']);
+
+/** A user's invitation to a clinic as Tidepool's confirmation service shows it: `key` is the id to accept it with. */
+function legacyPatientInvite(value: unknown): Record<string, unknown> {
+  const invite = value as {
+    id: string;
+    clinicId: string;
+    userId: string;
+    permissions: string[];
+    createdTime: string;
+    updatedTime: string;
+  };
+  return {
+    key: invite.id,
+    type: 'careteam_invitation',
+    status: 'pending',
+    clinicId: invite.clinicId,
+    creatorId: invite.userId,
+    creator: { userid: invite.userId },
+    context: permissionSet(invite.permissions),
+    created: invite.createdTime,
+    modified: invite.updatedTime,
+  };
+}
+
+const INVITE_FIELDS = 'id clinicId userId permissions createdTime updatedTime';
+const ids = ({ params }: RestRequest) => ({ clinicId: params.clinicId, userId: params.patientId });
+
+export const clinicPatientRoutes: RestRoute[] = [
+  {
+    method: 'get',
+    path: '/v1/clinics/:clinicId/patients',
+    document: `query ($id: ID!, $filter: ClinicPatientFilter, $orderBy: ClinicPatientOrder, $first: Int, $after: String) {
+      clinic(id: $id) { patientCount patients(filter: $filter, orderBy: $orderBy, first: $first, after: $after) {
+        totalCount nodes { ${PATIENT_FIELDS} } pageInfo { hasNextPage endCursor } } } }`,
+    variables: (request) => {
+      const { limit, offset } = PATIENT_PAGES.check(request);
+      // One page when it holds the whole answer (the usual offset 0), else pages of 100 until it does.
+      return { id: request.params.clinicId, ...patientListVariables(request), first: Math.min(offset + limit, 100) };
+    },
+    pages: PATIENT_PAGES.pages,
+    respond: (data, _reply, request) => {
+      const clinic = data.clinic as { patientCount: number; patients: { totalCount: number } };
+      return {
+        data: PATIENT_PAGES.rows(data, request).map(legacyPatient),
+        meta: { count: clinic.patients.totalCount, totalCount: clinic.patientCount },
+      };
+    },
+    status: 200,
+  },
+  {
+    method: 'post',
+    path: '/v1/clinics/:clinicId/patients',
+    document: `mutation ($input: CreateClinicPatientInput!) { createClinicPatient(input: $input) { patient { ${PATIENT_FIELDS} } } }`,
+    variables: ({ params, body }) => ({ input: { clinicId: params.clinicId, ...patientRecord(jsonObject(body)) } }),
+    respond: payloadPatient('createClinicPatient'),
+    status: 200,
+  },
+  {
+    method: 'get',
+    path: '/v1/clinics/:clinicId/patients/:patientId',
+    document: `query ($clinicId: ID!, $userId: ID!) { clinic(id: $clinicId) { patient(userId: $userId) { ${PATIENT_FIELDS} } } }`,
+    variables: ids,
+    respond: (data) => legacyPatient((data.clinic as { patient: unknown }).patient),
+    status: 200,
+  },
+  {
+    method: 'post',
+    path: '/v1/clinics/:clinicId/patients/:patientId',
+    document: `mutation ($input: AddClinicPatientInput!) { addClinicPatient(input: $input) { patient { ${PATIENT_FIELDS} } } }`,
+    variables: (request) => {
+      const body = jsonObject(request.body);
+      return {
+        input: {
+          ...ids(request),
+          ...patientRecord(body, { email: false }),
+          permissions: permissionNames(body.permissions),
+        },
+      };
+    },
+    respond: payloadPatient('addClinicPatient'),
+    status: 200,
+  },
+  {
+    method: 'put',
+    path: '/v1/clinics/:clinicId/patients/:patientId',
+    document: `mutation ($input: UpdateClinicPatientInput!) { updateClinicPatient(input: $input) { patient { ${PATIENT_FIELDS} } } }`,
+    // The body is the whole record (Tidepool's PUT): fields left out are cleared, and the required ones refused.
+    variables: (request) => {
+      const record = patientRecord(jsonObject(request.body));
+      const whole = Object.fromEntries(Object.entries(record).map(([field, value]) => [field, value ?? null]));
+      return { input: { ...ids(request), ...whole } };
+    },
+    respond: payloadPatient('updateClinicPatient'),
+    status: 200,
+  },
+  {
+    method: 'delete',
+    path: '/v1/clinics/:clinicId/patients/:patientId',
+    document: 'mutation ($input: ClinicPatientInput!) { removeClinicPatient(input: $input) { userId } }',
+    variables: (request) => ({ input: ids(request) }),
+    status: 204,
+  },
+  {
+    method: 'put',
+    path: '/v1/clinics/:clinicId/patients/:patientId/reviews',
+    document:
+      'mutation ($input: ClinicPatientInput!) { reviewClinicPatient(input: $input) { patient { reviews { clinicianId time } } } }',
+    variables: (request) => ({ input: ids(request) }),
+    respond: (data) => (data.reviewClinicPatient as { patient: { reviews: unknown } }).patient.reviews,
+    status: 200,
+  },
+  {
+    method: 'delete',
+    path: '/v1/clinics/:clinicId/patients/:patientId/reviews',
+    document:
+      'mutation ($input: ClinicPatientInput!) { revertClinicPatientReview(input: $input) { patient { reviews { clinicianId time } } } }',
+    variables: (request) => ({ input: ids(request) }),
+    respond: (data) => (data.revertClinicPatientReview as { patient: { reviews: unknown } }).patient.reviews,
+    status: 200,
+  },
+  {
+    method: 'put',
+    path: '/v1/clinics/:clinicId/patients/:patientId/permissions',
+    document:
+      'mutation ($input: UpdateClinicPatientPermissionsInput!) { updateClinicPatientPermissions(input: $input) { patient { permissions } } }',
+    variables: (request) => ({ input: { ...ids(request), permissions: permissionNames(request.body, 'body') } }),
+    respond: (data) => {
+      const { patient } = data.updateClinicPatientPermissions as { patient: { permissions: string[] } | null };
+      return permissionSet(patient?.permissions ?? []);
+    },
+    status: 200,
+  },
+  {
+    method: 'delete',
+    path: '/v1/clinics/:clinicId/patients/:patientId/permissions/:permission',
+    document:
+      'mutation ($input: RevokeClinicPatientPermissionInput!) { revokeClinicPatientPermission(input: $input) { patient { userId } } }',
+    variables: (request) => ({
+      input: { ...ids(request), permission: PERMISSION_NAME.values([request.params.permission], 'permission')[0] },
+    }),
+    status: 204,
+  },
+  {
+    method: 'get',
+    path: '/v1/patients/:userId/clinics',
+    document: `query ($userId: ID!) { patientClinics(userId: $userId) { ${PATIENT_FIELDS} clinic { ${CLINIC_FIELDS} } } }`,
+    variables: (request) => {
+      PATIENT_PAGES.check(request);
+      return { userId: request.params.userId };
+    },
+    // Tidepool answers each relationship as {patient, clinic}.
+    respond: (data, _reply, request) => {
+      const { limit, offset } = PATIENT_PAGES.check(request);
+      return (data.patientClinics as Record<string, unknown>[])
+        .slice(offset, offset + limit)
+        .map(({ clinic, ...patient }) => ({ patient: legacyPatient(patient), clinic: legacyClinic(clinic) }));
+    },
+    status: 200,
+  },
+  {
+    method: 'post',
+    path: '/v1/clinics/:clinicId/patient_tags',
+    document: 'mutation ($input: CreatePatientTagInput!) { createPatientTag(input: $input) { tag { id name } } }',
+    variables: ({ params, body }) => ({ input: { clinicId: params.clinicId, name: tagName(body) } }),
+    respond: (data) => (data.createPatientTag as { tag: unknown }).tag,
+    status: 200,
+  },
+  {
+    method: 'put',
+    path: '/v1/clinics/:clinicId/patient_tags/:patientTagId',
+    document: 'mutation ($input: RenamePatientTagInput!) { renamePatientTag(input: $input) { tag { id name } } }',
+    variables: ({ params, body }) => ({
+      input: { clinicId: params.clinicId, tagId: params.patientTagId, name: tagName(body) },
+    }),
+    respond: (data) => (data.renamePatientTag as { tag: unknown }).tag,
+    status: 200,
+  },
+  {
+    method: 'delete',
+    path: '/v1/clinics/:clinicId/patient_tags/:patientTagId',
+    document: 'mutation ($input: DeletePatientTagInput!) { deletePatientTag(input: $input) { tagId } }',
+    variables: ({ params }) => ({ input: { clinicId: params.clinicId, tagId: params.patientTagId } }),
+    status: 204,
+  },
+  {
+    method: 'post',
+    path: '/confirm/send/invite/:userId/clinic',
+    document: `mutation ($input: InviteClinicInput!) { inviteClinic(input: $input) { invite { ${INVITE_FIELDS} } } }`,
+    variables: ({ params, body }) => {
+      const fields = withTypes(jsonObject(body), { shareCode: 'string' });
+      if (fields.shareCode == null) throw invalid('shareCode is required', 'shareCode');
+      return {
+        input: { userId: params.userId, shareCode: fields.shareCode, permissions: permissionNames(fields.permissions) },
+      };
+    },
+    respond: (data) => legacyPatientInvite((data.inviteClinic as { invite: unknown }).invite),
+    status: 200,
+  },
+  {
+    method: 'get',
+    path: '/v1/clinics/:clinicId/invites/patients',
+    document: `query ($id: ID!) { clinic(id: $id) { patientInvites { ${INVITE_FIELDS} } } }`,
+    variables: ({ params }) => ({ id: params.clinicId }),
+    respond: (data) => (data.clinic as { patientInvites: unknown[] }).patientInvites.map(legacyPatientInvite),
+    status: 200,
+  },
+  {
+    method: 'put',
+    path: '/v1/clinics/:clinicId/invites/patients/:inviteId',
+    document: `mutation ($input: AcceptPatientInviteInput!) { acceptPatientInvite(input: $input) { patient { ${PATIENT_FIELDS} } } }`,
+    variables: ({ params, body }) => ({
+      input: {
+        clinicId: params.clinicId,
+        inviteId: params.inviteId,
+        ...patientRecord(optionalJsonObject(body), { email: false }),
+      },
+    }),
+    respond: payloadPatient('acceptPatientInvite'),
+    status: 200,
+  },
+  {
+    method: 'delete',
+    path: '/v1/clinics/:clinicId/invites/patients/:inviteId',
+    document: `mutation ($input: RevokePatientInviteInput!) { revokePatientInvite(input: $input) { invite { id } } }`,
+    variables: ({ params }) => ({ input: { clinicId: params.clinicId, inviteId: params.inviteId } }),
+    status: 204,
+  },
+];
+
+function tagName(body: unknown): unknown {
+  const fields = withTypes(jsonObject(body), { name: 'string' });
+  if (fields.name == null) throw invalid('name is required', 'name');
+  return fields.name;
+}

@@ -1,0 +1,168 @@
+import { jsonObject, without, withTypes } from '../body';
+import { CLINICIAN_ROLE } from '../enums';
+import type { RestRequest, RestRoute } from '../route';
+import { CLINICIAN_FIELDS, legacyClinician, offsetPaging } from './clinics';
+
+const CLINICIAN_PAGES = offsetPaging(['clinic', 'clinicians']);
+
+/** Response-only fields of a clinician that clients echo back: ignored. */
+const IGNORED_FIELDS = ['inviteId', 'createdTime', 'updatedTime'];
+
+/** `roles` checked as a list of known roles before GraphQL would coerce a lone string into one. */
+function rolesOf(body: Record<string, unknown>): unknown {
+  withTypes(body, { roles: 'strings', email: 'string', name: 'string' });
+  return Array.isArray(body.roles) ? CLINICIAN_ROLE.values(body.roles as string[], 'roles') : body.roles;
+}
+
+function clinicianFilter({ query }: RestRequest) {
+  const one = (name: string) => (typeof query[name] === 'string' ? (query[name] as string) : undefined);
+  const role = one('role');
+  return { search: one('search'), email: one('email'), role: role && CLINICIAN_ROLE.value(role, 'role') };
+}
+
+/**
+ * An invitation as Tidepool's confirmation service lists it to the invitee: `key` is the
+ * invitation id to accept or decline it with, `creator` names the clinic.
+ */
+function legacyInvitation(value: unknown): Record<string, unknown> {
+  const invite = value as Record<string, unknown> & { clinic: { id: string; name: string } };
+  return {
+    key: invite.inviteId,
+    type: 'clinician_invitation',
+    status: 'pending',
+    email: invite.email,
+    clinicId: invite.clinicId,
+    creator: { clinicId: invite.clinic.id, clinicName: invite.clinic.name },
+    roles: invite.roles,
+    created: invite.createdTime,
+    modified: invite.updatedTime,
+    restrictions: { canAccept: true },
+  };
+}
+
+const INVITATION_FIELDS = `${CLINICIAN_FIELDS} clinic { id name }`;
+
+const payloadClinician = (field: string) => (data: Record<string, unknown>) =>
+  legacyClinician((data[field] as { clinician: unknown }).clinician);
+
+export const clinicianRoutes: RestRoute[] = [
+  {
+    method: 'get',
+    path: '/v1/clinics/:clinicId/clinicians',
+    document: `query ($id: ID!, $filter: ClinicianFilter, $after: String) { clinic(id: $id) {
+      clinicians(filter: $filter, first: 100, after: $after) { nodes { ${CLINICIAN_FIELDS} } pageInfo { hasNextPage endCursor } } } }`,
+    variables: (request) => {
+      CLINICIAN_PAGES.check(request);
+      return { id: request.params.clinicId, filter: clinicianFilter(request) };
+    },
+    pages: CLINICIAN_PAGES.pages,
+    respond: (data, _reply, request) => CLINICIAN_PAGES.rows(data, request).map(legacyClinician),
+    status: 200,
+  },
+  {
+    method: 'post',
+    path: '/v1/clinics/:clinicId/clinicians',
+    document: `mutation ($input: CreateClinicianInput!) { createClinician(input: $input) { clinician { ${CLINICIAN_FIELDS} } } }`,
+    variables: ({ params, body }) => {
+      const { id, ...fields } = without(jsonObject(body), IGNORED_FIELDS);
+      withTypes({ id }, { id: 'string' });
+      return { input: { ...fields, roles: rolesOf(fields), userId: id, clinicId: params.clinicId } };
+    },
+    respond: payloadClinician('createClinician'),
+    status: 200,
+  },
+  {
+    method: 'get',
+    path: '/v1/clinics/:clinicId/clinicians/:clinicianId',
+    document: `query ($id: ID!, $userId: ID!) { clinic(id: $id) { clinician(userId: $userId) { ${CLINICIAN_FIELDS} } } }`,
+    variables: ({ params }) => ({ id: params.clinicId, userId: params.clinicianId }),
+    respond: (data) => legacyClinician((data.clinic as { clinician: unknown }).clinician),
+    status: 200,
+  },
+  {
+    method: 'put',
+    path: '/v1/clinics/:clinicId/clinicians/:clinicianId',
+    document: `mutation ($input: UpdateClinicianInput!) { updateClinician(input: $input) { clinician { ${CLINICIAN_FIELDS} } } }`,
+    variables: ({ params, body }) => {
+      // The account and its email are the path's and the account's: a body naming them changes neither.
+      const fields = without(jsonObject(body), [...IGNORED_FIELDS, 'id', 'email']);
+      return { input: { ...fields, roles: rolesOf(fields), clinicId: params.clinicId, userId: params.clinicianId } };
+    },
+    respond: payloadClinician('updateClinician'),
+    status: 200,
+  },
+  {
+    method: 'delete',
+    path: '/v1/clinics/:clinicId/clinicians/:clinicianId',
+    document: 'mutation ($input: RemoveClinicianInput!) { removeClinician(input: $input) { userId } }',
+    variables: ({ params }) => ({ input: { clinicId: params.clinicId, userId: params.clinicianId } }),
+    status: 200,
+  },
+  {
+    method: 'post',
+    path: '/v1/clinics/:clinicId/invites/clinicians',
+    document: `mutation ($input: InviteClinicianInput!) { inviteClinician(input: $input) { clinician { ${CLINICIAN_FIELDS} } } }`,
+    variables: ({ params, body }) => {
+      const fields = jsonObject(body);
+      return { input: { ...fields, roles: rolesOf(fields), clinicId: params.clinicId } };
+    },
+    respond: payloadClinician('inviteClinician'),
+    status: 200,
+  },
+  {
+    method: 'patch',
+    path: '/v1/clinics/:clinicId/invites/clinicians/:inviteId',
+    document: `mutation ($input: ClinicianInviteInput!) { resendClinicianInvite(input: $input) { clinician { ${INVITATION_FIELDS} } } }`,
+    variables: ({ params }) => ({ input: { clinicId: params.clinicId, inviteId: params.inviteId } }),
+    respond: (data) => legacyInvitation((data.resendClinicianInvite as { clinician: unknown }).clinician),
+    status: 200,
+  },
+  {
+    method: 'delete',
+    path: '/v1/clinics/:clinicId/invites/clinicians/:inviteId',
+    document: 'mutation ($input: ClinicianInviteInput!) { revokeClinicianInvite(input: $input) { inviteId } }',
+    variables: ({ params }) => ({ input: { clinicId: params.clinicId, inviteId: params.inviteId } }),
+    status: 200,
+  },
+  {
+    method: 'get',
+    path: '/v1/clinics/:clinicId/invites/clinicians/:inviteId',
+    document: `query ($id: ID!, $inviteId: ID!) { clinic(id: $id) { clinicianInvite(inviteId: $inviteId) { ${INVITATION_FIELDS} } } }`,
+    variables: ({ params }) => ({ id: params.clinicId, inviteId: params.inviteId }),
+    respond: (data) => legacyInvitation((data.clinic as { clinicianInvite: unknown }).clinicianInvite),
+    status: 200,
+  },
+  {
+    method: 'get',
+    path: '/v1/clinics/:clinicId/invites/clinicians/:inviteId/clinician',
+    document: `query ($id: ID!, $inviteId: ID!) { clinic(id: $id) { clinicianInvite(inviteId: $inviteId) { ${CLINICIAN_FIELDS} } } }`,
+    variables: ({ params }) => ({ id: params.clinicId, inviteId: params.inviteId }),
+    respond: (data) => legacyClinician((data.clinic as { clinicianInvite: unknown }).clinicianInvite),
+    status: 200,
+  },
+  {
+    method: 'get',
+    path: '/v1/clinicians/:userId/invites',
+    document: `query ($userId: ID!, $after: String) { clinicianInvites(userId: $userId, first: 100, after: $after) {
+      nodes { ${INVITATION_FIELDS} } pageInfo { hasNextPage endCursor } } }`,
+    variables: ({ params }) => ({ userId: params.userId }),
+    pages: { path: ['clinicianInvites'] },
+    respond: (data) => (data.clinicianInvites as { nodes: unknown[] }).nodes.map(legacyInvitation),
+    status: 200,
+  },
+  {
+    method: 'put',
+    path: '/v1/clinicians/:userId/invites/:inviteId',
+    document: `mutation ($input: AnswerClinicianInviteInput!) { acceptClinicianInvite(input: $input) { clinician { ${CLINICIAN_FIELDS} } } }`,
+    variables: ({ params }) => ({ input: { userId: params.userId, inviteId: params.inviteId } }),
+    respond: payloadClinician('acceptClinicianInvite'),
+    status: 200,
+  },
+  {
+    method: 'delete',
+    path: '/v1/clinicians/:userId/invites/:inviteId',
+    document: 'mutation ($input: AnswerClinicianInviteInput!) { declineClinicianInvite(input: $input) { inviteId } }',
+    variables: ({ params }) => ({ input: { userId: params.userId, inviteId: params.inviteId } }),
+    status: 200,
+  },
+];

@@ -1,0 +1,215 @@
+import { invalid } from '../../src/kernel/errors';
+import { parseDateTime } from '../../src/kernel/validation';
+import { integerParameter } from '../binary';
+import { jsonObject, without, withTypes, type JsonType } from '../body';
+import { BG_UNITS, CLINIC_SIZE, CLINIC_TYPE } from '../enums';
+import type { RestRequest, RestRoute } from '../route';
+
+/** A clinic's fields, asked under their GraphQL names (the same as Tidepool's). */
+export const CLINIC_FIELDS = `id name address city postalCode state country phoneNumbers { type number } clinicType
+  clinicSize website preferredBgUnits timezone suppressedNotifications { patientClinicInvitation } shareCode
+  canMigrate tier tierDescription patientTags { id name } lastDeletedPatientTag { id name } createdTime updatedTime`;
+
+const withoutNulls = (object: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(object).filter(([, value]) => value !== null && value !== undefined));
+
+/**
+ * A clinic as Tidepool serialises it: enums in their legacy strings, absent fields left out
+ * (phoneNumbers too when empty: Tidepool's schema wants at least one when present).
+ */
+export function legacyClinic(value: unknown): Record<string, unknown> {
+  const clinic = value as Record<string, unknown>;
+  const phones = (clinic.phoneNumbers as Record<string, unknown>[]).map(withoutNulls);
+  const notifications = clinic.suppressedNotifications as Record<string, unknown> | null;
+  return withoutNulls({
+    ...clinic,
+    clinicType: clinic.clinicType === null ? null : CLINIC_TYPE.legacy(clinic.clinicType as string),
+    clinicSize: clinic.clinicSize === null ? null : CLINIC_SIZE.legacy(clinic.clinicSize as string),
+    preferredBgUnits: BG_UNITS.legacy(clinic.preferredBgUnits as string),
+    phoneNumbers: phones.length ? phones : null,
+    suppressedNotifications: notifications && withoutNulls(notifications),
+  });
+}
+
+/** Response-only fields clients echo back from a GET, and Tidepool fields this service does not keep: ignored. */
+const IGNORED_FIELDS = [
+  'id',
+  'shareCode',
+  'canMigrate',
+  'createdTime',
+  'updatedTime',
+  'tier',
+  'tierDescription',
+  'patientTags',
+  'lastDeletedPatientTag',
+  'sites',
+];
+
+const TEXT_FIELDS: Record<string, JsonType> = {
+  name: 'string',
+  address: 'string',
+  city: 'string',
+  postalCode: 'string',
+  state: 'string',
+  country: 'string',
+  website: 'string',
+  timezone: 'string',
+};
+
+/** A Tidepool clinic body → the GraphQL input: legacy enum strings translated, lists checked as lists. */
+export function clinicInput({ body }: RestRequest): Record<string, unknown> {
+  const fields = withTypes(without(jsonObject(body), IGNORED_FIELDS), TEXT_FIELDS);
+  const phoneNumbers = fields.phoneNumbers;
+  if (phoneNumbers != null && !Array.isArray(phoneNumbers))
+    throw invalid('"phoneNumbers" must be a list of phone numbers', 'phoneNumbers');
+  const translate = (field: string, values: typeof CLINIC_TYPE) =>
+    fields[field] == null ? fields[field] : values.value(fields[field], field);
+  return {
+    ...fields,
+    clinicType: translate('clinicType', CLINIC_TYPE),
+    clinicSize: translate('clinicSize', CLINIC_SIZE),
+    preferredBgUnits: translate('preferredBgUnits', BG_UNITS),
+  };
+}
+
+/** Tidepool's list paging: `limit` (1 to 1000, 10 when omitted) rows after `offset`. */
+export const LIMIT = { default: 10, max: 1000 } as const;
+
+/**
+ * Offset paging (`?offset=&limit=`) over a connection: the router reads the connection at
+ * `path` until it holds `offset + limit` rows, and `rows` cuts the page out; checked when the
+ * variables are made, so a bad limit is refused first.
+ */
+export function offsetPaging(path: readonly string[]) {
+  const check = ({ query }: RestRequest) => {
+    const limit = integerParameter(query, 'limit') ?? LIMIT.default;
+    const offset = integerParameter(query, 'offset') ?? 0;
+    if (limit < 1 || limit > LIMIT.max) throw invalid(`limit must be an integer from 1 to ${LIMIT.max}`, 'limit');
+    if (offset < 0) throw invalid('offset must be an integer of at least 0', 'offset');
+    return { limit, offset };
+  };
+  const pages: NonNullable<RestRoute['pages']> = {
+    path,
+    enough: (rows, request) => {
+      const { limit, offset } = check(request);
+      return rows >= offset + limit;
+    },
+  };
+  const rows = <T>(data: Record<string, unknown>, request: RestRequest): T[] => {
+    const { limit, offset } = check(request);
+    const connection = path.reduce<unknown>((value, key) => (value as Record<string, unknown>)[key], data);
+    return (connection as { nodes: T[] }).nodes.slice(offset, offset + limit);
+  };
+  return { check, pages, rows };
+}
+
+/** A query parameter given once, or undefined. */
+function oneParameter(query: Record<string, unknown>, name: string): string | undefined {
+  const value = query[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw invalid(`query parameter "${name}" must be given once`, name);
+  return value;
+}
+
+function booleanParameter(query: Record<string, unknown>, name: string): boolean | undefined {
+  const value = oneParameter(query, name);
+  if (value === undefined) return undefined;
+  if (value !== 'true' && value !== 'false') throw invalid(`query parameter "${name}" must be true or false`, name);
+  return value === 'true';
+}
+
+function clinicFilter({ query }: RestRequest) {
+  const time = (name: string) => {
+    const value = oneParameter(query, name);
+    return value === undefined ? undefined : parseDateTime(value, name).toISOString();
+  };
+  return withoutNulls({
+    shareCode: oneParameter(query, 'shareCode'),
+    createdTimeStart: time('createdTimeStart'),
+    createdTimeEnd: time('createdTimeEnd'),
+    ehrEnabled: booleanParameter(query, 'ehrEnabled'),
+  });
+}
+
+/** A clinician's fields, asked under their GraphQL names. */
+export const CLINICIAN_FIELDS = 'clinicId userId inviteId email name roles createdTime updatedTime';
+
+/** A clinician as Tidepool serialises it: `id` for the member's account, absent fields left out. */
+export function legacyClinician(value: unknown): Record<string, unknown> {
+  const { userId, clinicId: _clinic, ...clinician } = value as Record<string, unknown>;
+  return withoutNulls({ id: userId, ...clinician });
+}
+
+const CLINIC_PAGES = offsetPaging(['clinics']);
+const CLINICIAN_CLINIC_PAGES = offsetPaging(['clinicsOfClinician']);
+
+const payloadClinic = (field: string) => (data: Record<string, unknown>) =>
+  legacyClinic((data[field] as { clinic: unknown }).clinic);
+
+export const clinicRoutes: RestRoute[] = [
+  {
+    method: 'get',
+    path: '/v1/clinics',
+    document: `query ($filter: ClinicFilter, $after: String) {
+      clinics(filter: $filter, first: 100, after: $after) { nodes { ${CLINIC_FIELDS} } pageInfo { hasNextPage endCursor } } }`,
+    variables: (request) => {
+      CLINIC_PAGES.check(request);
+      return { filter: clinicFilter(request) };
+    },
+    pages: CLINIC_PAGES.pages,
+    respond: (data, _reply, request) => CLINIC_PAGES.rows(data, request).map(legacyClinic),
+    status: 200,
+  },
+  {
+    method: 'post',
+    path: '/v1/clinics',
+    document: `mutation ($input: CreateClinicInput!) { createClinic(input: $input) { clinic { ${CLINIC_FIELDS} } } }`,
+    variables: (request) => ({ input: clinicInput(request) }),
+    respond: payloadClinic('createClinic'),
+    status: 200,
+  },
+  {
+    method: 'get',
+    path: '/v1/clinics/share_code/:shareCode',
+    document: `query ($code: String!) { clinicByShareCode(shareCode: $code) { ${CLINIC_FIELDS} } }`,
+    variables: ({ params }) => ({ code: params.shareCode }),
+    respond: (data) => legacyClinic(data.clinicByShareCode),
+    status: 200,
+  },
+  {
+    method: 'get',
+    path: '/v1/clinics/:clinicId',
+    document: `query ($id: ID!) { clinic(id: $id) { ${CLINIC_FIELDS} } }`,
+    variables: ({ params }) => ({ id: params.clinicId }),
+    respond: (data) => legacyClinic(data.clinic),
+    status: 200,
+  },
+  {
+    method: 'put',
+    path: '/v1/clinics/:clinicId',
+    document: `mutation ($input: UpdateClinicInput!) { updateClinic(input: $input) { clinic { ${CLINIC_FIELDS} } } }`,
+    variables: (request) => ({ input: { ...clinicInput(request), id: request.params.clinicId } }),
+    respond: payloadClinic('updateClinic'),
+    status: 200,
+  },
+  {
+    method: 'get',
+    path: '/v1/clinicians/:userId/clinics',
+    document: `query ($userId: ID!, $after: String) {
+      clinicsOfClinician(userId: $userId, first: 100, after: $after) {
+        nodes { ${CLINIC_FIELDS} clinician(userId: $userId) { ${CLINICIAN_FIELDS} } }
+        pageInfo { hasNextPage endCursor } } }`,
+    variables: (request) => {
+      CLINICIAN_CLINIC_PAGES.check(request);
+      return { userId: request.params.userId };
+    },
+    pages: CLINICIAN_CLINIC_PAGES.pages,
+    // Tidepool answers each membership as {clinician, clinic}.
+    respond: (data, _reply, request) =>
+      CLINICIAN_CLINIC_PAGES.rows<Record<string, unknown>>(data, request).map(({ clinician, ...clinic }) => ({
+        clinician: legacyClinician(clinician),
+        clinic: legacyClinic(clinic),
+      })),
+    status: 200,
+  },
+];

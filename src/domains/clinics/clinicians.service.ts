@@ -1,0 +1,366 @@
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { conflict, forbidden, notFound } from '../../kernel/errors';
+import { hexId } from '../../kernel/ids';
+import { pageArgs, pageOf, type PagedList, type SortKey } from '../../kernel/paging';
+import type { Scope } from '../../kernel/scope';
+import { assertUserId } from '../../kernel/validation';
+import { assertSelfOrServer, type ClinicAccounts } from './clinic-accounts';
+import { assertObjectId, isTimeKey } from './clinic-ids';
+import {
+  ClinicianInviteSchema,
+  ClinicianSchema,
+  type ClinicianInviteRecord,
+  type ClinicianRecord,
+  type ClinicianRole,
+} from './clinician.entity';
+import {
+  clinicianCounts,
+  clinicianKey,
+  clinicianLoader,
+  clinicianPages,
+  type ClinicianFilter,
+  type ClinicianView,
+} from './clinician-queries';
+import { assertKeepsAnAdmin, checkInviteEmail, checkName, checkRoles, successorAdmin } from './clinician-rules';
+import type { ClinicsService } from './clinics.service';
+import { assertClinicAccess, callerRoles } from './membership';
+
+/** A clinician the internal endpoint creates: a member when `userId` is given, else an invitation. */
+export interface NewClinician {
+  userId?: string | null;
+  email: string;
+  name?: string | null;
+  roles: readonly string[];
+}
+
+export interface ClinicianChanges {
+  roles: readonly string[];
+  name?: string | null;
+}
+
+/** Cursors of a clinic's clinician list: created time, then `m<userId>` or `i<inviteId>`. */
+const isClinicianKey = isTimeKey(/^(m[0-9a-f-]{10,36}|i[0-9a-f]{24})$/);
+
+const inviteView = (invite: ClinicianInviteRecord): ClinicianView => ({
+  clinicId: invite.clinicId,
+  userId: null,
+  inviteId: invite.id,
+  email: invite.email,
+  name: invite.name ?? null,
+  roles: invite.roles,
+  createdTime: invite.createdTime,
+  updatedTime: invite.updatedTime,
+});
+
+/**
+ * Clinicians (spec §2.8, §4.10): a clinic's members with their roles, and the invitations that
+ * make new ones. Reading needs CLINIC_MEMBER or CLINIC_ADMIN, changing CLINIC_ADMIN; server
+ * tokens may do everything. A clinic always keeps a CLINIC_ADMIN.
+ */
+export class CliniciansService {
+  constructor(
+    private readonly clinics: ClinicsService,
+    private readonly accounts: ClinicAccounts,
+  ) {}
+
+  /** A page of the clinic's clinicians, members and invitations, oldest first. */
+  async list(
+    scope: Scope,
+    clinicId: string,
+    filter: ClinicianFilter,
+    first?: number | null,
+    after?: string | null,
+  ): Promise<PagedList<ClinicianView>> {
+    const clinic = await this.clinics.find(scope, clinicId);
+    const checked = { ...filter, email: filter.email ? checkInviteEmail(filter.email) : null };
+    const list = `clinicians:${clinic.id}:${JSON.stringify(checked)}`;
+    const args = pageArgs(list, first, after, isClinicianKey);
+    await assertClinicAccess(scope, clinic.id, 'read');
+    const rows = await clinicianPages(scope, checked, args).load(clinic.id);
+    return {
+      page: pageOf(list, args, rows, clinicianKey),
+      count: () => clinicianCounts(scope, checked).load(clinic.id),
+    };
+  }
+
+  /** One member; its clinic's members and admins, the clinician itself and servers may read it. */
+  async get(scope: Scope, clinicId: string, userId: string): Promise<ClinicianView> {
+    const clinic = await this.clinics.find(scope, clinicId);
+    assertUserId(userId, 'clinicianId');
+    if (scope.principal.userId !== userId) await assertClinicAccess(scope, clinic.id, 'read');
+    const clinician = await clinicianLoader(scope).load(`${clinic.id}:${userId}`);
+    if (!clinician) throw notFound(`User ${userId} is not a clinician of clinic ${clinic.id}`);
+    return clinician;
+  }
+
+  /**
+   * The internal endpoint (server tokens only): adds an existing account as a member, or
+   * without `userId` invites the email. A duplicate is a CONFLICT.
+   */
+  async create(scope: Scope, clinicId: string, input: NewClinician): Promise<ClinicianView> {
+    const clinic = await this.clinics.find(scope, clinicId);
+    if (!scope.principal.isServer) throw forbidden('Only a server token may create clinicians directly');
+    if (input.userId === null || input.userId === undefined) return this.addInvite(scope, clinic.id, input);
+    const userId = assertUserId(input.userId, 'id');
+    const email = checkInviteEmail(input.email);
+    const roles = checkRoles(input.roles);
+    const name = checkName(input.name);
+    if (!(await this.accounts.existing(scope, [userId])).has(userId)) throw notFound(`User ${userId} does not exist`);
+    const now = new Date();
+    const row = { clinicId: clinic.id, userId, email, name, roles, createdTime: now, updatedTime: now };
+    await this.insertMember(scope.em, row);
+    return { ...row, inviteId: null };
+  }
+
+  /** Changes a member's roles (and name); admins and servers. The last admin stays one. */
+  async update(scope: Scope, clinicId: string, userId: string, changes: ClinicianChanges): Promise<ClinicianView> {
+    const clinic = await this.clinics.find(scope, clinicId);
+    assertUserId(userId, 'clinicianId');
+    await assertClinicAccess(scope, clinic.id, 'admin');
+    const roles = checkRoles(changes.roles);
+    const name = checkName(changes.name);
+    const updated = await scope.em.transactional(async (tx) => {
+      const current = await this.lockMembers(tx, clinic.id);
+      if (!current.some((clinician) => clinician.userId === userId))
+        throw notFound(`User ${userId} is not a clinician of clinic ${clinic.id}`);
+      assertKeepsAnAdmin(current, { userId, roles });
+      const updatedTime = new Date();
+      await tx.nativeUpdate(
+        ClinicianSchema,
+        { clinicId: clinic.id, userId },
+        { roles, updatedTime, ...(name === null ? {} : { name }) },
+      );
+      const row = await tx.findOneOrFail(ClinicianSchema, { clinicId: clinic.id, userId }, { refresh: true });
+      return { ...row, email: row.email ?? null, name: row.name ?? null, inviteId: null };
+    });
+    this.forgetRoles(scope, clinic.id, userId);
+    return updated;
+  }
+
+  /** Removes a member: admins, servers, and the clinician itself (leaving). Never the last admin. */
+  async remove(scope: Scope, clinicId: string, userId: string): Promise<void> {
+    const clinic = await this.clinics.find(scope, clinicId);
+    assertUserId(userId, 'clinicianId');
+    if (scope.principal.userId !== userId) await assertClinicAccess(scope, clinic.id, 'admin');
+    await scope.em.transactional(async (tx) => {
+      const current = await this.lockMembers(tx, clinic.id);
+      if (!current.some((clinician) => clinician.userId === userId))
+        throw notFound(`User ${userId} is not a clinician of clinic ${clinic.id}`);
+      assertKeepsAnAdmin(current, { userId, roles: null });
+      await tx.nativeDelete(ClinicianSchema, { clinicId: clinic.id, userId });
+    });
+    this.forgetRoles(scope, clinic.id, userId);
+  }
+
+  /** An admin (or a server) invites an email with roles; listed as a clinician until answered. */
+  async invite(
+    scope: Scope,
+    clinicId: string,
+    input: { email: string; roles: readonly string[]; name?: string | null },
+  ): Promise<ClinicianView> {
+    const clinic = await this.clinics.find(scope, clinicId);
+    await assertClinicAccess(scope, clinic.id, 'admin');
+    return this.addInvite(scope, clinic.id, input);
+  }
+
+  /**
+   * Sends an invitation again. This service sends no mail itself (the invitee sees it in its
+   * invite list); resending renews the invitation's `updatedTime`.
+   */
+  async resendInvite(scope: Scope, clinicId: string, inviteId: string): Promise<ClinicianView> {
+    const invite = await this.findInvite(scope, clinicId, inviteId, 'admin');
+    const updatedTime = new Date();
+    await scope.em.nativeUpdate(ClinicianInviteSchema, { id: invite.id }, { updatedTime });
+    return { ...inviteView(invite), updatedTime };
+  }
+
+  /** Withdraws an invitation not yet answered: admins and servers. */
+  async revokeInvite(scope: Scope, clinicId: string, inviteId: string): Promise<void> {
+    const invite = await this.findInvite(scope, clinicId, inviteId, 'admin');
+    await scope.em.nativeDelete(ClinicianInviteSchema, { id: invite.id });
+  }
+
+  /** An invitation as its clinic lists it: members, admins and servers may read it. */
+  async getInvite(scope: Scope, clinicId: string, inviteId: string): Promise<ClinicianView> {
+    return inviteView(await this.findInvite(scope, clinicId, inviteId, 'read'));
+  }
+
+  /**
+   * The invitations addressed to any address of the account (its username or emails, verified
+   * or not: an address belongs to one account at most), oldest first: for the user and servers.
+   */
+  async invitesFor(
+    scope: Scope,
+    userId: string,
+    first?: number | null,
+    after?: string | null,
+  ): Promise<PagedList<ClinicianView>> {
+    const addresses = await this.addressesOf(scope, userId);
+    const list = `clinicianInvites:${userId}`;
+    const args = pageArgs(list, first, after, isClinicianKey);
+    const rows = await scope.em.find(
+      ClinicianInviteSchema,
+      args.after
+        ? { $and: [{ email: { $in: addresses } }, { $or: keysetAfter(args.after) }] }
+        : { email: { $in: addresses } },
+      { orderBy: { createdTime: 'asc', id: 'asc' }, limit: args.first + 1 },
+    );
+    return {
+      page: pageOf(list, args, rows.map(inviteView), clinicianKey),
+      count: () => scope.em.count(ClinicianInviteSchema, { email: { $in: addresses } }),
+    };
+  }
+
+  /** The user accepts an invitation addressed to it: it becomes a member with the invited roles. */
+  async acceptInvite(scope: Scope, userId: string, inviteId: string): Promise<ClinicianView> {
+    const invite = await this.inviteOf(scope, userId, inviteId);
+    const now = new Date();
+    const row = {
+      clinicId: invite.clinicId,
+      userId,
+      email: invite.email,
+      name: invite.name ?? null,
+      roles: invite.roles,
+      createdTime: now,
+      updatedTime: now,
+    };
+    await scope.em.transactional(async (tx) => {
+      // Revoked or answered meanwhile: the invitation is gone, and so is the membership it offered.
+      if ((await tx.nativeDelete(ClinicianInviteSchema, { id: invite.id })) === 0)
+        throw notFound(`Invite ${inviteId} for user ${userId} does not exist`);
+      await this.insertMember(tx, row);
+    });
+    this.forgetRoles(scope, invite.clinicId, userId);
+    return { ...row, inviteId: null };
+  }
+
+  /** The user declines an invitation addressed to it; it is gone. */
+  async declineInvite(scope: Scope, userId: string, inviteId: string): Promise<void> {
+    const invite = await this.inviteOf(scope, userId, inviteId);
+    await scope.em.nativeDelete(ClinicianInviteSchema, { id: invite.id });
+  }
+
+  /**
+   * Account deletion, inside its transaction: the account's memberships and the invitations to
+   * its addresses go. Where it was a clinic's last admin, the clinician who joined first among
+   * those left becomes CLINIC_ADMIN (successorAdmin).
+   */
+  async forgetUser(scope: Scope, userId: string, addresses: readonly string[]): Promise<void> {
+    const connection = scope.em.getConnection();
+    const context = scope.em.getTransactionContext();
+    const left = await connection.execute<{ clinic_id: string }[]>(
+      'delete from clinicians where user_id = ? returning clinic_id',
+      [userId],
+      'all',
+      context,
+    );
+    for (const { clinic_id: clinicId } of left) {
+      const remaining = await this.lockMembers(scope.em, clinicId);
+      const successor = successorAdmin(remaining);
+      if (successor)
+        await scope.em.nativeUpdate(
+          ClinicianSchema,
+          { clinicId, userId: successor.userId },
+          { roles: ['CLINIC_ADMIN', ...(successor.roles ?? [])], updatedTime: new Date() },
+        );
+    }
+    if (addresses.length) await scope.em.nativeDelete(ClinicianInviteSchema, { email: { $in: [...addresses] } });
+  }
+
+  private async addInvite(
+    scope: Scope,
+    clinicId: string,
+    input: { email: string; roles: readonly string[]; name?: string | null },
+  ): Promise<ClinicianView> {
+    const email = checkInviteEmail(input.email);
+    const roles = checkRoles(input.roles);
+    const name = checkName(input.name);
+    const [member] = await scope.em
+      .getConnection()
+      .execute<{ user_id: string }[]>(
+        'select user_id from clinicians where clinic_id = ? and lower(email) = ? limit 1',
+        [clinicId, email],
+      );
+    if (member) throw conflict(`${email} is already a clinician of this clinic`);
+    const now = new Date();
+    const invite = { id: hexId(24), clinicId, email, name, roles, createdTime: now, updatedTime: now };
+    try {
+      await scope.em.insert(ClinicianInviteSchema, invite);
+    } catch (error) {
+      if (error instanceof UniqueConstraintViolationException)
+        throw conflict(`${email} is already invited to this clinic`);
+      throw error;
+    }
+    return inviteView(invite as ClinicianInviteRecord);
+  }
+
+  private async insertMember(em: EntityManager, row: ClinicianRecord): Promise<void> {
+    try {
+      await em.insert(ClinicianSchema, row);
+    } catch (error) {
+      if (error instanceof UniqueConstraintViolationException)
+        throw conflict(`User ${row.userId} is already a clinician of this clinic`);
+      throw error;
+    }
+  }
+
+  /** Every member of the clinic, locked until the transaction ends, so two admins cannot demote each other at once. */
+  private async lockMembers(tx: EntityManager, clinicId: string) {
+    const rows = await tx
+      .getConnection()
+      .execute<{ user_id: string; roles: ClinicianRole[]; created_time: unknown }[]>(
+        'select user_id, roles, created_time from clinicians where clinic_id = ? order by user_id for update',
+        [clinicId],
+        'all',
+        tx.getTransactionContext(),
+      );
+    return rows.map((row) => ({
+      userId: row.user_id,
+      roles: row.roles,
+      createdTime: new Date(row.created_time as string),
+    }));
+  }
+
+  private async findInvite(
+    scope: Scope,
+    clinicId: string,
+    inviteId: string,
+    access: 'read' | 'admin',
+  ): Promise<ClinicianInviteRecord> {
+    const clinic = await this.clinics.find(scope, clinicId);
+    assertObjectId(inviteId, 'inviteId');
+    await assertClinicAccess(scope, clinic.id, access);
+    const invite = await scope.em.findOne(ClinicianInviteSchema, { id: inviteId, clinicId: clinic.id });
+    if (!invite) throw notFound(`Invite ${inviteId} of clinic ${clinic.id} does not exist`);
+    return invite;
+  }
+
+  /** An invitation addressed to the user; one addressed to someone else does not exist for it. */
+  private async inviteOf(scope: Scope, userId: string, inviteId: string): Promise<ClinicianInviteRecord> {
+    const addresses = await this.addressesOf(scope, userId);
+    assertObjectId(inviteId, 'inviteId');
+    const invite = await scope.em.findOne(ClinicianInviteSchema, { id: inviteId, email: { $in: addresses } });
+    if (!invite) throw notFound(`Invite ${inviteId} for user ${userId} does not exist`);
+    return invite;
+  }
+
+  private async addressesOf(scope: Scope, userId: string): Promise<string[]> {
+    assertSelfOrServer(scope, userId);
+    const addresses = await this.accounts.addresses(scope, userId);
+    if (!addresses) throw notFound(`User ${userId} does not exist`);
+    return addresses;
+  }
+
+  private forgetRoles(scope: Scope, clinicId: string, userId: string): void {
+    callerRoles(scope, userId).clear(clinicId);
+    clinicianLoader(scope).clear(`${clinicId}:${userId}`);
+  }
+}
+
+/** MikroORM's keyset condition for invites after (created time, `i<id>`). */
+function keysetAfter(after: SortKey) {
+  const time = new Date(after[0] as string);
+  const id = String(after[1]).slice(1);
+  return [{ createdTime: { $gt: time } }, { createdTime: time, id: { $gt: id } }];
+}

@@ -1,0 +1,36 @@
+import { Loader } from '../../kernel/loader';
+import type { Scope } from '../../kernel/scope';
+import { placeholders } from '../../kernel/sql';
+import { ClinicSchema, type ClinicRecord, type PatientTagValue } from './clinic.entity';
+
+/** Clinics by id, one SELECT for every clinic a request names. */
+export function clinicLoader(scope: Scope): Loader<string, ClinicRecord | null> {
+  return scope.loaders.get(
+    'clinics.byId',
+    () =>
+      new Loader<string, ClinicRecord | null>(async (ids) => {
+        const rows = await scope.em.find(ClinicSchema, { id: { $in: [...ids] } });
+        const byId = new Map(rows.map((row) => [row.id, row]));
+        return ids.map((id) => byId.get(id) ?? null);
+      }),
+  );
+}
+
+/** The patient tags of many clinics, oldest first, in one SELECT. */
+export function patientTagsLoader(scope: Scope): Loader<string, PatientTagValue[]> {
+  return scope.loaders.get(
+    'clinics.patientTags',
+    () =>
+      new Loader<string, PatientTagValue[]>(async (clinicIds) => {
+        const rows = await scope.em
+          .getConnection()
+          .execute<{ id: string; clinic_id: string; name: string }[]>(
+            `select id, clinic_id, name from patient_tags where clinic_id in (${placeholders(clinicIds.length)}) order by created_time, id`,
+            [...clinicIds],
+          );
+        const byClinic = new Map<string, PatientTagValue[]>(clinicIds.map((id) => [id, []]));
+        for (const row of rows) byClinic.get(row.clinic_id)?.push({ id: row.id, name: row.name });
+        return clinicIds.map((id) => byClinic.get(id) ?? []);
+      }),
+  );
+}

@@ -1,0 +1,47 @@
+import { LoaderRegistry, type Scope } from '../../kernel/scope';
+import { AccessPolicy } from '../permissions/access-policy';
+import { clinicGrants } from './membership';
+
+/**
+ * A scope whose database answers the clinic-grants query from `patients` (user → the
+ * permissions each clinic of the caller holds) and no direct grants, counting the queries.
+ */
+function scopeWith(callerId: string, patients: Record<string, string[][]>) {
+  const statements: string[] = [];
+  const execute = async (sql: string, params: unknown[]) => {
+    statements.push(sql);
+    if (!sql.includes('clinic_patients')) return [];
+    const [, ...targets] = params as string[];
+    return targets
+      .filter((id) => patients[id])
+      .map((id) => ({ user_id: id, permissions: [...new Set(patients[id].flat())] }));
+  };
+  const scope = {
+    principal: { userId: callerId, isServer: false, realm: 'dev1', clientId: 'test', scopes: [] },
+    em: { getConnection: () => ({ execute }) },
+    loaders: new LoaderRegistry(),
+  } as unknown as Scope;
+  return { scope, statements };
+}
+
+describe('clinic grants', () => {
+  it('give a clinician what each patient granted its clinics, for many patients in one query', async () => {
+    const { scope, statements } = scopeWith('clinician', { p1: [['view']], p2: [['view'], ['upload', 'note']] });
+    expect(await clinicGrants(scope, 'clinician', ['p1', 'p2', 'p3'])).toEqual([
+      ['view'],
+      ['view', 'upload', 'note'],
+      null,
+    ]);
+    expect(statements.filter((sql) => sql.includes('clinic_patients'))).toHaveLength(1);
+  });
+
+  it('count in the access policy exactly as a direct grant would', async () => {
+    const { scope } = scopeWith('clinician', { viewed: [['view']], uploaded: [['upload']] });
+    const policy = new AccessPolicy([clinicGrants]);
+    const targets = ['viewed', 'uploaded', 'stranger'];
+    expect(await policy.allowedTargets(scope, targets, 'any-grant')).toEqual(new Set(['viewed', 'uploaded']));
+    expect(await policy.allowedTargets(scope, targets, ['upload', 'custodian'])).toEqual(new Set(['uploaded']));
+    expect(await policy.allowedTargets(scope, targets, 'owner-only')).toEqual(new Set());
+    expect(await policy.heldBy(scope, 'clinician', 'viewed')).toEqual(['view']);
+  });
+});

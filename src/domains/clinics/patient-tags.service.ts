@@ -1,0 +1,105 @@
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { conflict, invalid, notFound } from '../../kernel/errors';
+import { hexId } from '../../kernel/ids';
+import type { Scope } from '../../kernel/scope';
+import { assertObjectId } from './clinic-ids';
+import { ClinicSchema, type PatientTagValue } from './clinic.entity';
+import { clinicLoader, patientTagsLoader } from './clinics.loaders';
+import type { ClinicsService } from './clinics.service';
+import { assertClinicAccess } from './membership';
+import { assertTagName, MAX_PATIENT_TAGS } from './patient-fields';
+import { execute } from './patient-sql';
+
+/**
+ * A clinic's patient tags (Tidepool's patient_tags): MEMBERs and ADMINs create and rename them,
+ * ADMINs delete them. Names are unique within a clinic ignoring letter case (a unique index holds
+ * it); a clinic has at most 50.
+ */
+export class PatientTagsService {
+  constructor(private readonly clinics: ClinicsService) {}
+
+  async create(scope: Scope, clinicId: string, name: string): Promise<PatientTagValue> {
+    await this.clinics.find(scope, clinicId);
+    await assertClinicAccess(scope, clinicId, 'read');
+    const tag = { id: hexId(24), name: assertTagName(name) };
+    await scope.em.transactional(async (tx) => {
+      // The clinic row is the lock that keeps two creations from both passing the count.
+      await execute(tx, 'select id from clinics where id = ? for update', [clinicId]);
+      const [{ count }] = await execute<{ count: string }[]>(
+        tx,
+        'select count(*) as count from patient_tags where clinic_id = ?',
+        [clinicId],
+      );
+      if (Number(count) >= MAX_PATIENT_TAGS)
+        throw conflict(`A clinic has at most ${MAX_PATIENT_TAGS} patient tags; delete one first`);
+      await this.write(tx, 'insert into patient_tags (id, clinic_id, name, created_time) values (?, ?, ?, ?)', [
+        tag.id,
+        clinicId,
+        tag.name,
+        new Date(),
+      ]);
+    });
+    patientTagsLoader(scope).clear(clinicId);
+    return tag;
+  }
+
+  async rename(scope: Scope, clinicId: string, tagId: string, name: string): Promise<PatientTagValue> {
+    await this.clinics.find(scope, clinicId);
+    assertObjectId(tagId, 'patientTagId');
+    await assertClinicAccess(scope, clinicId, 'read');
+    const tag = { id: tagId, name: assertTagName(name) };
+    const rows = await this.write(
+      scope.em,
+      'update patient_tags set name = ? where id = ? and clinic_id = ? returning id',
+      [tag.name, tagId, clinicId],
+    );
+    if (!rows.length) throw notFound(`Clinic ${clinicId} has no patient tag ${tagId}`);
+    patientTagsLoader(scope).clear(clinicId);
+    return tag;
+  }
+
+  /** Deletes a tag, takes it off every patient and records it as the clinic's lastDeletedPatientTag. */
+  async remove(scope: Scope, clinicId: string, tagId: string): Promise<PatientTagValue> {
+    await this.clinics.find(scope, clinicId);
+    assertObjectId(tagId, 'patientTagId');
+    await assertClinicAccess(scope, clinicId, 'admin');
+    const deleted = await scope.em.transactional(async (tx) => {
+      const [tag] = await execute<PatientTagValue[]>(
+        tx,
+        'delete from patient_tags where id = ? and clinic_id = ? returning id, name',
+        [tagId, clinicId],
+      );
+      if (!tag) throw notFound(`Clinic ${clinicId} has no patient tag ${tagId}`);
+      await execute(
+        tx,
+        `update clinic_patients set tags = array_remove(tags, ?), updated_time = ?
+          where clinic_id = ? and tags @> array[?]::text[]`,
+        [tagId, new Date(), clinicId, tagId],
+      );
+      await tx.nativeUpdate(ClinicSchema, { id: clinicId }, { lastDeletedPatientTag: { id: tag.id, name: tag.name } });
+      return tag;
+    });
+    patientTagsLoader(scope).clear(clinicId);
+    clinicLoader(scope).clear(clinicId);
+    return deleted;
+  }
+
+  /** Throws INVALID naming `field` unless every id is a tag of the clinic. */
+  async assertTagsOf(scope: Scope, clinicId: string, tagIds: readonly string[], field = 'tags'): Promise<void> {
+    if (!tagIds.length) return;
+    const known = new Set((await patientTagsLoader(scope).load(clinicId)).map((tag) => tag.id));
+    const unknown = tagIds.findIndex((id) => !known.has(id));
+    if (unknown >= 0) throw invalid(`${field}[${unknown}] is not a patient tag of clinic ${clinicId}`, field);
+  }
+
+  /** A name taken (ignoring case) is a CONFLICT, caught from the unique index. */
+  private async write(em: Scope['em'], sql: string, params: unknown[]): Promise<unknown[]> {
+    try {
+      return await execute<unknown[]>(em, sql, params);
+    } catch (error) {
+      if (error instanceof UniqueConstraintViolationException || (error as { code?: string }).code === '23505')
+        throw conflict('The clinic already has a patient tag of that name');
+      throw error;
+    }
+  }
+}

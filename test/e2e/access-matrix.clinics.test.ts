@@ -4,7 +4,7 @@ import { serverToken, signUp, uniqueEmail, type TestAccount } from '../support/a
 import { startTestApp, type TestApp } from '../support/app';
 import { uploadLog } from '../support/content';
 import { call, graphql, type Reply } from '../support/http';
-import { realmSigningKey, signAccessToken } from '../support/tokens';
+import { expiredAccessToken } from '../support/tokens';
 
 /**
  * Every clinic operation, called by every kind of caller, answers the status of the clinic access
@@ -85,15 +85,7 @@ async function makeWorld(): Promise<World> {
   await addClinician(clinicId, prescriber, ['PRESCRIBER']);
   await becomePatient(clinicId, shareCode, patient, admin);
   expect((await uploadLog(app, patient.userid, patient.token, WINDOW)).status).toBe(201);
-  const key = await realmSigningKey(app, 'dev1');
-  const past = Math.floor(Date.now() / 1000) - 600;
-  const expired = await signAccessToken(key, {
-    iss: `${app.url}/realms/dev1`,
-    sub: admin.userid,
-    sid: 'gone',
-    iat: past - 300,
-    exp: past,
-  });
+  const expired = await expiredAccessToken(app, admin.userid);
   return {
     clinicId,
     shareCode,

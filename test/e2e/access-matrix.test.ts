@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { serverToken, signUp, type TestAccount } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/app';
 import { call, graphql, type Reply } from '../support/http';
-import { realmSigningKey, signAccessToken } from '../support/tokens';
+import { expiredAccessToken } from '../support/tokens';
 import { md5, uploadBlob, uploadLog } from '../support/content';
 import { storeDrivers, type StoreEnv } from '../support/store-drivers';
 
@@ -60,15 +60,7 @@ async function makeWorld(): Promise<World> {
     }),
     uploadLog(app, owner.userid, owner.token, WINDOW),
   ]);
-  const key = await realmSigningKey(app, 'dev1');
-  const past = Math.floor(Date.now() / 1000) - 600;
-  const expired = await signAccessToken(key, {
-    iss: `${app.url}/realms/dev1`,
-    sub: owner.userid,
-    sid: 'gone',
-    iat: past - 300,
-    exp: past,
-  });
+  const expired = await expiredAccessToken(app, owner.userid);
   return {
     blobId: blob.body.id,
     emptyBlobId: emptyBlob.body.id,

@@ -29,3 +29,10 @@ export async function signAccessToken(key: JWK, claims: JWTPayload): Promise<str
     .setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid: key.kid })
     .sign(await importJWK(key, 'RS256'));
 }
+
+/** An access token of `userId` signed by the dev1 realm's own key that expired ten minutes ago. */
+export async function expiredAccessToken(app: TestApp, userId: string): Promise<string> {
+  const key = await realmSigningKey(app, 'dev1');
+  const past = Math.floor(Date.now() / 1000) - 600;
+  return signAccessToken(key, { iss: `${app.url}/realms/dev1`, sub: userId, sid: 'gone', iat: past - 300, exp: past });
+}

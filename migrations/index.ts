@@ -1,3 +1,4 @@
+import { Migration20261124190000_glucose_summaries } from './Migration20261124190000_glucose_summaries';
 import { Migration20261124183000_clinic_patient_indexes } from './Migration20261124183000_clinic_patient_indexes';
 import { Migration20261124180000_glucose_readings } from './Migration20261124180000_glucose_readings';
 import { Migration20261124173304_clinics } from './Migration20261124173304_clinics';
@@ -28,4 +29,5 @@ export const migrations: { name: string; class: MigrationClass }[] = [
   { name: 'Migration20261124173304_clinics', class: Migration20261124173304_clinics },
   { name: 'Migration20261124180000_glucose_readings', class: Migration20261124180000_glucose_readings },
   { name: 'Migration20261124183000_clinic_patient_indexes', class: Migration20261124183000_clinic_patient_indexes },
+  { name: 'Migration20261124190000_glucose_summaries', class: Migration20261124190000_glucose_summaries },
 ];

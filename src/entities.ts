@@ -5,6 +5,7 @@ import { ClinicPatientSchema, PatientInviteSchema, PatientTagSchema } from './do
 import { ClinicianInviteSchema, ClinicianSchema } from './domains/clinics/clinician.entity';
 import { DatasetSchema } from './domains/glucose/dataset.entity';
 import { GlucoseReadingSchema } from './domains/glucose/glucose-reading.entity';
+import { GlucoseBucketSchema, GlucoseSummarySchema } from './domains/glucose/glucose-summary.entity';
 import { BlobSchema } from './domains/blobs/blob.entity';
 import { DeviceLogSchema } from './domains/device-logs/device-log.entity';
 import { PermissionGrantSchema } from './domains/permissions/permission-grant.entity';
@@ -21,6 +22,6 @@ export const entities = [
   ...[PermissionGrantSchema],
   ...[BlobSchema, DeviceLogSchema, PendingObjectSchema],
   ...[ClinicSchema, ClinicianSchema, ClinicianInviteSchema, ClinicPatientSchema, PatientTagSchema, PatientInviteSchema],
-  ...[DatasetSchema, GlucoseReadingSchema],
+  ...[DatasetSchema, GlucoseReadingSchema, GlucoseBucketSchema, GlucoseSummarySchema],
   ...[OidcRecordSchema, RealmKeySchema, RevokedSessionSchema, LoginFailureSchema, IdentityLinkSchema],
 ];

@@ -36,6 +36,7 @@ import type { ObjectStore } from './infra/object-store/object-store';
 import { BlobsService } from './domains/blobs/blobs.service';
 import { DeviceLogsService } from './domains/device-logs/device-logs.service';
 import { GlucoseService } from './domains/glucose/glucose.service';
+import { SummaryUpdater } from './domains/glucose/summary-updater';
 
 export interface ServiceDependencies {
   config: Config;
@@ -56,6 +57,7 @@ export interface Services {
   blobs: BlobsService;
   deviceLogs: DeviceLogsService;
   glucose: GlucoseService;
+  summaryUpdater: SummaryUpdater;
   clinics: ClinicsService;
   clinicians: CliniciansService;
   patients: PatientsService;
@@ -90,7 +92,8 @@ export async function createServices({
   const owners = ownerAccounts(accountsExist, (tx: EntityManager, userId: string) => users.holdExisting(tx, userId));
   const blobs = new BlobsService(access, owners, contents);
   const deviceLogs = new DeviceLogsService(access, owners, contents);
-  const glucose = new GlucoseService(access, owners);
+  const summaryUpdater = new SummaryUpdater(() => orm.em.fork(), logger);
+  const glucose = new GlucoseService(access, owners, summaryUpdater);
   const clinicAccounts: ClinicAccounts = {
     addresses: async (scope, userId) => {
       const [account] = await users.many(scope, [userId]);
@@ -143,6 +146,7 @@ export async function createServices({
   });
   await events.start();
   revocations.start();
+  summaryUpdater.start();
   const verifier = new TokenVerifier(realms);
   const authenticator = new Authenticator(verifier, revocations);
   const sessions = new SessionsService(realms, users, authenticator, guard, revocations, orm, {
@@ -171,6 +175,7 @@ export async function createServices({
     blobs,
     deviceLogs,
     glucose,
+    summaryUpdater,
     clinics,
     clinicians,
     patients,
@@ -188,6 +193,7 @@ export async function createServices({
     sessions,
     close: async () => {
       revocations.close();
+      await summaryUpdater.close();
       await events.close();
     },
   };

@@ -6,7 +6,11 @@ import { BlobsResolver, UserBlobsResolver } from '../domains/blobs/blobs.resolve
 import { DeviceLogsResolver, UserDeviceLogsResolver } from '../domains/device-logs/device-logs.resolver';
 import { ClinicsResolver } from '../domains/clinics/clinics.resolver';
 import { ClinicCliniciansResolver, CliniciansResolver } from '../domains/clinics/clinicians.resolver';
-import { DatasetsResolver, UserGlucoseResolver } from '../domains/glucose/glucose.resolver';
+import {
+  DatasetsResolver,
+  GlucoseSummaryRepairResolver,
+  UserGlucoseResolver,
+} from '../domains/glucose/glucose.resolver';
 import {
   ClinicPatientFieldsResolver,
   ClinicPatientsResolver,
@@ -30,6 +34,7 @@ export function resolverBindings(services: Services): ResolverBinding[] {
     [UserDeviceLogsResolver, new UserDeviceLogsResolver(services.deviceLogs)],
     [DatasetsResolver, new DatasetsResolver(services.glucose)],
     [UserGlucoseResolver, new UserGlucoseResolver(services.glucose)],
+    [GlucoseSummaryRepairResolver, new GlucoseSummaryRepairResolver(services.glucose)],
     [ClinicsResolver, new ClinicsResolver(services.clinics)],
     [ClinicCliniciansResolver, new ClinicCliniciansResolver(services.clinicians)],
     [CliniciansResolver, new CliniciansResolver(services.clinicians, services.clinics)],

@@ -6,6 +6,7 @@ import type { PageArgs } from '../../kernel/paging';
 import { countsByUser, newestPagesByUser, placeholders, rowDate, type SqlCondition } from '../../kernel/sql';
 import { DatasetSchema, type DatasetRecord } from './dataset.entity';
 import type { GlucoseRecord } from './glucose-record';
+import type { SummaryPeriods } from './summary/periods';
 
 type Connection = ReturnType<Scope['em']['getConnection']>;
 
@@ -218,5 +219,40 @@ export function readingCounts(scope: Scope, filter: ReadingFilter): Loader<strin
     return new Loader<string, number>((userIds) =>
       countsByUser(scope.em.getConnection(), 'glucose_readings', readingCondition(filter), userIds),
     );
+  });
+}
+
+/** A stored summary row: its dates and periods. */
+export interface StoredSummary {
+  kind: 'cgm' | 'bgm';
+  lastData: Date | null;
+  firstData: Date | null;
+  lastUploadDate: Date | null;
+  lastUpdatedDate: Date | null;
+  outdatedSince: Date | null;
+  periods: SummaryPeriods | null;
+}
+
+/** The CGM and BGM summaries of many users, in one SELECT for the request. */
+export function summaryLoader(scope: Scope): Loader<string, StoredSummary[]> {
+  return scope.loaders.get('glucose.summaries', () => {
+    return new Loader<string, StoredSummary[]>(async (userIds) => {
+      const rows = await scope.em.execute<Record<string, unknown>[]>(
+        `select * from glucose_summaries where user_id in (${placeholders(userIds.length)})`,
+        [...userIds],
+      );
+      const byUser = new Map<string, StoredSummary[]>(userIds.map((id) => [id, []]));
+      for (const row of rows)
+        byUser.get(row.user_id as string)?.push({
+          kind: row.kind as 'cgm' | 'bgm',
+          lastData: rowDate(row.last_data),
+          firstData: rowDate(row.first_data),
+          lastUploadDate: rowDate(row.last_upload_date),
+          lastUpdatedDate: rowDate(row.last_updated_date),
+          outdatedSince: rowDate(row.outdated_since),
+          periods: row.periods as SummaryPeriods | null,
+        });
+      return userIds.map((id) => byUser.get(id) ?? []);
+    });
   });
 }

@@ -18,7 +18,10 @@ import {
   GlucoseReadingConnection,
   GlucoseReadingFilter,
   GlucoseTypeValue,
+  RebuildGlucoseSummariesInput,
+  RebuildGlucoseSummariesPayload,
 } from './glucose.types';
+import { GlucoseSummary, SummaryPeriodValue } from './glucose-summary.types';
 
 @Resolver(() => Dataset)
 export class DatasetsResolver {
@@ -96,6 +99,24 @@ export class DatasetsResolver {
   }
 }
 
+/** Repairs: summaries rebuilt from every reading, which gives the numbers the incremental updates keep. */
+@Resolver()
+export class GlucoseSummaryRepairResolver {
+  constructor(private readonly glucose: GlucoseService) {}
+
+  @Mutation(() => RebuildGlucoseSummariesPayload, {
+    description: 'Rebuilds an account’s glucose summaries from all its readings (repairs). Server tokens only.',
+  })
+  async rebuildGlucoseSummaries(
+    @Arg('input', () => RebuildGlucoseSummariesInput, { description: 'The account.' })
+    input: RebuildGlucoseSummariesInput,
+    @Ctx() scope: Scope,
+  ): Promise<RebuildGlucoseSummariesPayload> {
+    await this.glucose.rebuildSummaries(scope, input.userId);
+    return Object.assign(new RebuildGlucoseSummariesPayload(), { userId: input.userId });
+  }
+}
+
 /** Glucose data as seen from an account. */
 @Resolver(() => User)
 export class UserGlucoseResolver {
@@ -122,5 +143,23 @@ export class UserGlucoseResolver {
     const types = filter.type ? [filter.type] : [GlucoseTypeValue.CBG, GlucoseTypeValue.SMBG];
     const list = await this.glucose.readingsOf(scope, user.userId, { types, from: filter.from, to: filter.to }, paging);
     return GlucoseReadingConnection.of(list, GlucoseReading.from);
+  }
+
+  @FieldResolver(() => GlucoseSummary, {
+    nullable: true,
+    description:
+      'Glucose statistics of this account for one period (Tidepool’s summaries, updated within seconds of an upload); null for callers who may not read its data.',
+  })
+  async glucoseSummary(
+    @Root() user: User,
+    @Arg('period', () => SummaryPeriodValue, {
+      defaultValue: SummaryPeriodValue.FOURTEEN_DAYS,
+      description: 'How far back to look; 14 days when omitted.',
+    })
+    period: SummaryPeriodValue,
+    @Ctx() scope: Scope,
+  ): Promise<GlucoseSummary | null> {
+    const summaries = await this.glucose.summariesOf(scope, user.userId, period);
+    return summaries && GlucoseSummary.from(summaries);
   }
 }

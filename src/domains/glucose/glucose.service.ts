@@ -2,7 +2,8 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { OwnerAccounts } from '../../kernel/accounts';
 import type { IncomingContent } from '../../kernel/content';
-import { conflict, forbidden, invalid, notFound } from '../../kernel/errors';
+import { conflict, forbidden, invalid, notFound, unauthenticated } from '../../kernel/errors';
+import { isAuthenticated } from '../../kernel/principal';
 import { hexId } from '../../kernel/ids';
 import type { Scope } from '../../kernel/scope';
 import { assertUserId } from '../../kernel/validation';
@@ -18,11 +19,18 @@ import {
   readingBatches,
   readingCounts,
   readingPages,
+  summaryLoader,
   type ReadingFilter,
   type StoredReading,
+  type StoredSummary,
 } from './glucose.loaders';
+import type { SummaryKind } from './summary/buckets';
+import { exportPeriod, type ExportedPeriod } from './summary/export';
+import { PERIODS, type PeriodKey } from './summary/periods';
 import { pageArgs, pageOf, type PageArgs, type PagedList, type SortKey } from '../../kernel/paging';
 import { readRecords } from './record-body';
+import { KIND_OF, markOutdated, updateSummary } from './summary-store';
+import { rowDate } from '../../kernel/sql';
 
 /** DECISIONS.md: uploaders, custodians (and clinics holding either) write; any grant reads. */
 const MAY_UPLOAD: Requirement = ['upload', 'custodian'];
@@ -43,6 +51,7 @@ export class GlucoseService {
   constructor(
     private readonly access: AccessPolicy,
     private readonly accounts: OwnerAccounts,
+    private readonly summaries: { nudge(): void },
   ) {}
 
   async createDataset(scope: Scope, userId: string, body: unknown): Promise<DatasetRecord> {
@@ -92,14 +101,17 @@ export class GlucoseService {
       records.map((record, index) => ({ record, key: keys[index]! })),
       keys,
     );
-    return scope.em.transactional(async (tx) => {
+    const active = dataset.dataSetType === 'continuous';
+    const stored = await scope.em.transactional(async (tx) => {
       // The dataset row is locked so a close cannot pass between the check and the insert.
       if ((await this.locked(tx, datasetId)).state === 'closed') throw closed();
-      return insertReadings(tx, dataset, kept, {
-        active: dataset.dataSetType === 'continuous',
-        replace: mode === 'origin',
-      });
+      const count = await insertReadings(tx, dataset, kept, { active, replace: mode === 'origin' });
+      // Continuous records count at once; an origin replacement may move a reading back in time.
+      if (active && count) await this.outdateFromDataset(tx, dataset.userId, datasetId);
+      return count;
     });
+    if (active && stored) this.summaries.nudge();
+    return stored;
   }
 
   /**
@@ -112,7 +124,7 @@ export class GlucoseService {
     await this.access.assertAllowed(scope, dataset.userId, MAY_UPLOAD);
     if (dataset.dataSetType === 'continuous' && !scope.principal.isServer)
       throw forbidden('Only a server closes a continuous dataset');
-    return scope.em.transactional(async (tx) => {
+    const result = await scope.em.transactional(async (tx) => {
       const current = await this.locked(tx, datasetId);
       if (current.state === 'closed') throw closed();
       await tx.execute('update glucose_readings set active = true where user_id = ? and dataset_id = ?', [
@@ -128,8 +140,11 @@ export class GlucoseService {
         );
       current.state = 'closed';
       current.modifiedTime = new Date();
+      await this.outdateFromDataset(tx, dataset.userId, datasetId);
       return { ...current };
     });
+    this.summaries.nudge();
+    return result;
   }
 
   /**
@@ -141,13 +156,25 @@ export class GlucoseService {
     const opener = scope.principal.userId !== null && scope.principal.userId === dataset.createdUserId;
     await this.access.assertAllowed(scope, dataset.userId, opener ? MAY_UPLOAD : ['custodian']);
     await scope.em.transactional(async (tx) => {
-      await this.locked(tx, datasetId);
+      const locked = await this.locked(tx, datasetId);
+      if (locked.dataSetType === 'continuous' || locked.state === 'closed')
+        await this.outdateFromDataset(tx, dataset.userId, datasetId);
       await tx.execute('delete from glucose_readings where user_id = ? and dataset_id = ?', [
         dataset.userId,
         datasetId,
       ]);
       await tx.execute('delete from datasets where id = ?', [datasetId]);
     });
+    this.summaries.nudge();
+  }
+
+  /** The summaries of the kinds of records in a dataset are outdated from its earliest record on. */
+  private async outdateFromDataset(tx: EntityManager, userId: string, datasetId: string): Promise<void> {
+    const rows = await tx.execute<{ type: string; earliest: unknown }[]>(
+      'select type, min(time) as earliest from glucose_readings where user_id = ? and dataset_id = ? group by type',
+      [userId, datasetId],
+    );
+    for (const row of rows) await markOutdated(tx, userId, [KIND_OF[row.type]!], rowDate(row.earliest)!);
   }
 
   /** A user's datasets, newest first; FORBIDDEN to callers who may not read the user's data. */
@@ -184,6 +211,32 @@ export class GlucoseService {
     };
   }
 
+  /**
+   * A user's CGM and BGM summaries for one period, as clinics see them (statistics too little data
+   * would make misleading are left out); null for callers who may not read the user's data.
+   */
+  async summariesOf(scope: Scope, userId: string, period: PeriodKey): Promise<PeriodSummary[] | null> {
+    if (!(await this.access.isAllowed(scope, userId, MAY_READ))) return null;
+    const days = PERIODS[period];
+    return (await summaryLoader(scope).load(userId))
+      .filter((summary) => summary.periods && summary.lastData)
+      .map((summary) => ({
+        kind: summary.kind,
+        dates: { ...summary, lastData: summary.lastData! },
+        period: exportPeriod(summary.periods!.periods[period], days, summary.kind),
+        previous: exportPeriod(summary.periods!.offsetPeriods[period], days, summary.kind),
+      }));
+  }
+
+  /** Rebuilds a user's summaries from all its records (repairs); server tokens only. */
+  async rebuildSummaries(scope: Scope, userId: string): Promise<void> {
+    assertUserId(userId);
+    if (!scope.principal.isServer)
+      throw isAuthenticated(scope.principal) ? forbidden('Only a server rebuilds summaries') : unauthenticated();
+    for (const kind of ['cgm', 'bgm'] as const)
+      await scope.em.transactional((tx) => updateSummary(tx, userId, kind, true));
+  }
+
   private async datasetPage(scope: Scope, userId: string, args: PageArgs): Promise<PagedList<DatasetRecord>> {
     const rows = await datasetPages(scope, args).load(userId);
     return {
@@ -204,6 +257,8 @@ export class GlucoseService {
   /** Deleting an account deletes its glucose data, in the deletion's transaction. */
   async forgetUser(scope: Scope, userId: string): Promise<void> {
     await scope.em.execute('delete from glucose_readings where user_id = ?', [userId]);
+    await scope.em.execute('delete from glucose_buckets where user_id = ?', [userId]);
+    await scope.em.execute('delete from glucose_summaries where user_id = ?', [userId]);
     await scope.em.execute('delete from datasets where user_id = ?', [userId]);
   }
 
@@ -219,6 +274,14 @@ export class GlucoseService {
     if (!dataset) throw notFound(`Dataset ${id} was not found`);
     return dataset;
   }
+}
+
+/** One kind of summary for one period: its dates, the period and the one before it. */
+export interface PeriodSummary {
+  kind: SummaryKind;
+  dates: Omit<StoredSummary, 'kind' | 'periods'> & { lastData: Date };
+  period: ExportedPeriod;
+  previous: ExportedPeriod;
 }
 
 export interface Paging {

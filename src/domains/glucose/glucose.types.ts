@@ -336,3 +336,15 @@ export class DeleteDatasetPayload {
   @Field(() => ID, { description: 'The deleted dataset; its records are gone too.' })
   deletedDatasetId!: string;
 }
+
+@InputType({ description: 'The account whose summaries to rebuild.' })
+export class RebuildGlucoseSummariesInput {
+  @Field(() => ID, { description: 'The account.' })
+  userId!: string;
+}
+
+@ObjectType({ description: 'The result of `rebuildGlucoseSummaries`.' })
+export class RebuildGlucoseSummariesPayload {
+  @Field(() => ID, { description: 'The account whose summaries were rebuilt from all its readings.' })
+  userId!: string;
+}

@@ -1,0 +1,156 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { rowDate } from '../../kernel/sql';
+import { addReading, emptyBucket, hourOf, type HourBucket, type SummaryKind } from './summary/buckets';
+import { summarise } from './summary/periods';
+import { SUMMARY_SCHEMA_VERSION } from './glucose-summary.entity';
+
+/** Which record type each summary reads. */
+export const RECORD_TYPE: Record<SummaryKind, 'cbg' | 'smbg'> = { cgm: 'cbg', bgm: 'smbg' };
+export const KIND_OF: Record<string, SummaryKind> = { cbg: 'cgm', smbg: 'bgm' };
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+/** Buckets older than this before the newest are dropped (Tidepool's HoursAgoToKeep). */
+const KEEP_MS = 1440 * HOUR_MS;
+/** Records count toward summaries when within two years back and a day ahead of now (B.1). */
+const PAST_MS = 2 * 365 * DAY_MS;
+const BATCH = 5000;
+
+/**
+ * Records that became active (or stopped counting) after the summary last looked: it is marked
+ * outdated, and `from` lowers the point its next update rebuilds from.
+ */
+export async function markOutdated(
+  tx: EntityManager,
+  userId: string,
+  kinds: readonly SummaryKind[],
+  from: Date,
+): Promise<void> {
+  for (const kind of kinds)
+    await tx.execute(
+      `insert into glucose_summaries (user_id, kind, outdated_since, pending_from, schema_version)
+       values (?, ?, now(), ?, ?)
+       on conflict (user_id, kind) do update set
+         outdated_since = coalesce(glucose_summaries.outdated_since, now()),
+         pending_from = least(glucose_summaries.pending_from, excluded.pending_from)`,
+      [userId, kind, from, SUMMARY_SCHEMA_VERSION],
+    );
+}
+
+interface SummaryRow {
+  last_data: unknown;
+  pending_from: unknown;
+  schema_version: number;
+}
+
+/**
+ * Brings one summary up to date (tidepool-semantics B.4–B.10), in the caller's transaction:
+ * buckets from the hour of the earliest pending record onward are rebuilt from the records,
+ * earlier ones kept; then every period is recomputed from the buckets. With `full`, every
+ * bucket is rebuilt (repairs), which gives the same numbers.
+ */
+export async function updateSummary(tx: EntityManager, userId: string, kind: SummaryKind, full = false): Promise<void> {
+  const now = Date.now();
+  const [row] = await tx.execute<SummaryRow[]>(
+    'select last_data, pending_from, schema_version from glucose_summaries where user_id = ? and kind = ? for update',
+    [userId, kind],
+  );
+  const window = [userId, RECORD_TYPE[kind], new Date(now - PAST_MS), new Date(now + DAY_MS)];
+  const [newest] = await tx.execute<{ last_data: unknown }[]>(
+    `select max(time) as last_data from glucose_readings
+      where user_id = ? and type = ? and active and time >= ? and time <= ?`,
+    window,
+  );
+  const lastData = rowDate(newest?.last_data);
+  if (!lastData) {
+    await tx.execute('delete from glucose_buckets where user_id = ? and kind = ?', [userId, kind]);
+    await tx.execute('delete from glucose_summaries where user_id = ? and kind = ?', [userId, kind]);
+    return;
+  }
+  const windowStart = lastData.getTime() - 60 * DAY_MS;
+  const pending = rowDate(row?.pending_from);
+  const rebuildAll = full || !row || row.schema_version !== SUMMARY_SCHEMA_VERSION || !row.last_data || !pending;
+  const from = rebuildAll ? windowStart : Math.max(windowStart, hourOf(pending.getTime()));
+  // Buckets from the rebuild hour on are dropped and refilled from the records.
+  await tx.execute('delete from glucose_buckets where user_id = ? and kind = ? and hour >= ?', [
+    userId,
+    kind,
+    new Date(hourOf(from)),
+  ]);
+  const buckets = new Map<number, HourBucket>();
+  let after: [Date, string] | null = null;
+  for (;;) {
+    const rows: { time: unknown; id: string; value: number; minutes: number }[] = await tx.execute(
+      `select time, id, value, minutes from glucose_readings
+        where user_id = ? and type = ? and active and time >= ? and time <= ?
+          ${after ? 'and (time, id) > (?, ?)' : ''}
+        order by time, id limit ${BATCH}`,
+      [userId, RECORD_TYPE[kind], new Date(hourOf(from)), lastData, ...(after ?? [])],
+    );
+    for (const record of rows) {
+      const time = rowDate(record.time)!.getTime();
+      const hour = hourOf(time);
+      let bucket = buckets.get(hour);
+      if (!bucket) buckets.set(hour, (bucket = emptyBucket(hour)));
+      addReading(bucket, { time, mmol: Number(record.value), minutes: record.minutes }, kind);
+    }
+    if (rows.length < BATCH) break;
+    const last = rows.at(-1)!;
+    after = [rowDate(last.time)!, last.id];
+  }
+  await storeBuckets(tx, userId, kind, [...buckets.values()]);
+  const newestHour = hourOf(lastData.getTime());
+  await tx.execute('delete from glucose_buckets where user_id = ? and kind = ? and hour < ?', [
+    userId,
+    kind,
+    new Date(newestHour - KEEP_MS),
+  ]);
+  const all = await loadBuckets(tx, userId, kind);
+  const [upload] = await tx.execute<{ last_upload: unknown }[]>(
+    `select max(created_time) as last_upload from glucose_readings
+      where user_id = ? and type = ? and time >= ? and time <= ?`,
+    [userId, RECORD_TYPE[kind], new Date(windowStart), lastData],
+  );
+  const firstData = all.length ? new Date(Math.min(...all.map((bucket) => bucket.firstTime))) : null;
+  await tx.execute(
+    `insert into glucose_summaries (user_id, kind, last_data, first_data, last_upload_date, last_updated_date,
+       outdated_since, pending_from, periods, schema_version)
+     values (?, ?, ?, ?, ?, ?, null, null, ?, ?)
+     on conflict (user_id, kind) do update set last_data = excluded.last_data, first_data = excluded.first_data,
+       last_upload_date = excluded.last_upload_date, last_updated_date = excluded.last_updated_date,
+       outdated_since = null, pending_from = null, periods = excluded.periods, schema_version = excluded.schema_version`,
+    [
+      userId,
+      kind,
+      lastData,
+      firstData,
+      rowDate(upload?.last_upload),
+      new Date(now),
+      JSON.stringify(summarise(all, kind)),
+      SUMMARY_SCHEMA_VERSION,
+    ],
+  );
+}
+
+async function storeBuckets(
+  tx: EntityManager,
+  userId: string,
+  kind: SummaryKind,
+  buckets: HourBucket[],
+): Promise<void> {
+  for (let start = 0; start < buckets.length; start += 500) {
+    const slice = buckets.slice(start, start + 500);
+    await tx.execute(
+      `insert into glucose_buckets (user_id, kind, hour, state) values ${slice.map(() => '(?, ?, ?, ?)').join(', ')}`,
+      slice.flatMap(({ hour, ...state }) => [userId, kind, new Date(hour), JSON.stringify(state)]),
+    );
+  }
+}
+
+async function loadBuckets(tx: EntityManager, userId: string, kind: SummaryKind): Promise<HourBucket[]> {
+  const rows = await tx.execute<{ hour: unknown; state: Omit<HourBucket, 'hour'> }[]>(
+    'select hour, state from glucose_buckets where user_id = ? and kind = ?',
+    [userId, kind],
+  );
+  return rows.map((row) => ({ ...row.state, hour: rowDate(row.hour)!.getTime() }));
+}

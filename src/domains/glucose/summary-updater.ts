@@ -1,0 +1,79 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import type { SummaryKind } from './summary/buckets';
+import { updateSummary } from './summary-store';
+
+/** How often outdated summaries are looked for besides the nudges uploads give (other instances' uploads). */
+const SWEEP_MS = 5_000;
+
+/**
+ * Keeps summaries fresh: an upload that changes what counts nudges it after its commit, and a
+ * sweep every few seconds catches what any instance left outdated. Each summary is updated in a
+ * transaction of its own, taken with SKIP LOCKED, so instances share the work without waiting.
+ */
+export class SummaryUpdater {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private closed = false;
+
+  constructor(
+    private readonly em: () => EntityManager,
+    private readonly logger: Logger,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => this.nudge(), SWEEP_MS);
+    this.timer.unref();
+    this.nudge();
+  }
+
+  /** Updates every outdated summary soon; a nudge during a run makes the run go round once more. */
+  nudge(): void {
+    if (this.closed) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.drain()
+      .catch((error: unknown) =>
+        this.logger.warn({ err: error }, 'glucose summary update failed; retried on the next sweep'),
+      )
+      .finally(() => {
+        this.running = undefined;
+        if (this.again) {
+          this.again = false;
+          this.nudge();
+        }
+      });
+  }
+
+  /** Resolves when no update runs (tests and shutdown wait for this). */
+  async idle(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.timer);
+    await this.idle();
+  }
+
+  private async drain(): Promise<void> {
+    while (!this.closed && (await this.updateOne())) {
+      // One summary per transaction: short locks, and progress survives a failure of another.
+    }
+  }
+
+  private async updateOne(): Promise<boolean> {
+    return this.em().transactional(async (tx) => {
+      const [next] = await tx.execute<{ user_id: string; kind: SummaryKind }[]>(
+        `select user_id, kind from glucose_summaries where outdated_since is not null
+          order by outdated_since limit 1 for update skip locked`,
+      );
+      if (!next) return false;
+      await updateSummary(tx, next.user_id, next.kind);
+      return true;
+    });
+  }
+}

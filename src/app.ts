@@ -19,6 +19,7 @@ import { playgroundRouter } from './playground/page';
 import { authenticate } from './http/authenticate';
 import { apiCors } from './http/cors';
 import { healthRouter } from './http/health';
+import { uploadInfoRouter } from './http/upload-info';
 import { jsonBody } from './http/json-body';
 import { metricsEndpoint } from './http/metrics';
 import { securityHeaders } from './http/security-headers';
@@ -93,6 +94,7 @@ export async function createApp({
     }),
   );
   app.use(healthRouter(orm, objectStore));
+  app.use(uploadInfoRouter());
   app.get('/metrics', metricsEndpoint(config));
   app.use('/realms', realms.router(realmRoutes(services, config, logger)));
 

@@ -124,7 +124,18 @@ const datasetRoutes = (prefix: 'datasets' | 'data_sets'): RestRoute[] => [
   },
 ];
 
-export const glucoseRoutes: RestRoute[] = [...datasetRoutes('datasets'), ...datasetRoutes('data_sets')];
+export const glucoseRoutes: RestRoute[] = [
+  ...datasetRoutes('datasets'),
+  ...datasetRoutes('data_sets'),
+  {
+    method: 'get',
+    path: '/v1/users/:userId/data_sources',
+    document: 'query ($userId: ID!) { dataSources(userId: $userId) { id providerName state } }',
+    variables: ({ params }) => ({ userId: params.userId }),
+    respond: (data) => data.dataSources,
+    status: 200,
+  },
+];
 
 /** A stored reading as Tidepool's read API answers it: its fields as sent, the value in mmol/L. */
 function wireReading(reading: StoredReading) {

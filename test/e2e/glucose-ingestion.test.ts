@@ -67,6 +67,18 @@ afterAll(async () => {
 describe('the uploader’s flow: open, add, close, read back', () => {
   let datasetId: string;
 
+  it('answers what uploaders ask first: versions, the server’s time and the account’s data sources', async () => {
+    const info = await call(app.url, '/info');
+    expect(info.status).toBe(200);
+    expect(info.body).toEqual({ versions: { schema: 3, uploaderMinimum: '0.333.0' } });
+    const before = Date.now();
+    const time = await call(app.url, '/v1/time');
+    expect(Math.abs(Date.parse(time.body.data.time) - before)).toBeLessThan(5000);
+    expect((await call(app.url, `/v1/users/${owner.userid}/data_sources`, { token: owner.token })).body).toEqual([]);
+    expect((await call(app.url, `/v1/users/${owner.userid}/data_sources`, { token: viewer.token })).status).toBe(403);
+    expect((await call(app.url, `/v1/users/${owner.userid}/data_sources`)).status).toBe(401);
+  });
+
   it('opens a dataset and answers Tidepool’s dataset with {data, meta}', async () => {
     const reply = await openDataset(UPLOADER_DATASET, owner.token);
     expect(reply.status).toBe(201);

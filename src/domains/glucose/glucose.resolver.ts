@@ -13,6 +13,7 @@ import {
   Dataset,
   DatasetConnection,
   DatasetInput,
+  DataSource,
   DeleteDatasetPayload,
   GlucoseReading,
   GlucoseReadingConnection,
@@ -49,6 +50,17 @@ export class DatasetsResolver {
     @Ctx() scope: Scope,
   ): Promise<DatasetConnection> {
     return DatasetConnection.of(await this.glucose.datasets(scope, userId, paging), Dataset.from);
+  }
+
+  @Query(() => [DataSource], {
+    description:
+      'The cloud data sources of a user (none exist yet, so empty): the user, its custodians and server tokens; others get FORBIDDEN.',
+  })
+  async dataSources(
+    @Arg('userId', () => ID, { description: 'The account.' }) userId: string,
+    @Ctx() scope: Scope,
+  ): Promise<DataSource[]> {
+    return this.glucose.dataSources(scope, userId);
   }
 
   @Mutation(() => CreateDatasetPayload, { description: 'Opens an upload session for glucose records.' })

@@ -228,6 +228,16 @@ export class GlucoseService {
       }));
   }
 
+  /**
+   * The account's cloud data sources, as Tidepool's uploaders list them before an upload: none
+   * exist yet, so an empty list for the account, its custodians and servers.
+   */
+  async dataSources(scope: Scope, userId: string): Promise<never[]> {
+    assertUserId(userId);
+    await this.access.assertAllowed(scope, userId, ['custodian']);
+    return [];
+  }
+
   /** Rebuilds a user's summaries from all its records (repairs); server tokens only. */
   async rebuildSummaries(scope: Scope, userId: string): Promise<void> {
     assertUserId(userId);

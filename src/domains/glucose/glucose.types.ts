@@ -348,3 +348,18 @@ export class RebuildGlucoseSummariesPayload {
   @Field(() => ID, { description: 'The account whose summaries were rebuilt from all its readings.' })
   userId!: string;
 }
+
+@ObjectType({
+  description:
+    'A connection that imports an account’s data from a device maker’s cloud (Dexcom, Abbott, …). None exist yet: the list is empty.',
+})
+export class DataSource {
+  @Field(() => ID, { description: 'The data source id.' })
+  id!: string;
+
+  @Field({ description: 'The provider, such as `dexcom`.' })
+  providerName!: string;
+
+  @Field({ description: 'Whether it imports: `connected`, `disconnected` or `error`.' })
+  state!: string;
+}

@@ -7,6 +7,7 @@ import { DeviceLogsResolver, UserDeviceLogsResolver } from '../domains/device-lo
 import { ClinicsResolver } from '../domains/clinics/clinics.resolver';
 import { ClinicCliniciansResolver, CliniciansResolver } from '../domains/clinics/clinicians.resolver';
 import {
+  ClinicPatientGlucoseResolver,
   DatasetsResolver,
   GlucoseSummaryRepairResolver,
   UserGlucoseResolver,
@@ -35,6 +36,7 @@ export function resolverBindings(services: Services): ResolverBinding[] {
     [DatasetsResolver, new DatasetsResolver(services.glucose)],
     [UserGlucoseResolver, new UserGlucoseResolver(services.glucose)],
     [GlucoseSummaryRepairResolver, new GlucoseSummaryRepairResolver(services.glucose)],
+    [ClinicPatientGlucoseResolver, new ClinicPatientGlucoseResolver(services.glucose)],
     [ClinicsResolver, new ClinicsResolver(services.clinics)],
     [ClinicCliniciansResolver, new ClinicCliniciansResolver(services.clinicians)],
     [CliniciansResolver, new CliniciansResolver(services.clinicians, services.clinics)],

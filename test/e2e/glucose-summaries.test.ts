@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { serverToken, signUp, type TestAccount } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/app';
 import { eventually } from '../support/eventually';
+import { newClinic } from '../support/clinics';
 import { call, graphql } from '../support/http';
 
 /**
@@ -159,6 +160,55 @@ describe('CGM summaries from uploads', () => {
     );
     expect(rebuilt.body.data.rebuildGlucoseSummaries.userId).toBe(patient.userid);
     expect(await stored()).toEqual(incremental);
+  });
+
+  it('shows the patient’s summary to the clinic it shares with, in the clinic’s patient list', async () => {
+    const admin = await signUp(app, 'admin');
+    const clinic = await newClinic(app, admin);
+    const sent = await call(app.url, `/confirm/send/invite/${patient.userid}/clinic`, {
+      token: patient.token,
+      json: { shareCode: clinic.shareCode, permissions: { view: {} } },
+    });
+    expect(sent.status).toBe(200);
+    const accepted = await call(app.url, `/v1/clinics/${clinic.id}/invites/patients/${sent.body.key}`, {
+      method: 'PUT',
+      token: admin.token,
+      json: { fullName: 'Summarised Patient', birthDate: '1990-01-01' },
+    });
+    expect(accepted.status).toBe(200);
+    const list = await graphql(
+      app.url,
+      `
+        query ($id: ID!) {
+          clinic(id: $id) {
+            patients(first: 10) {
+              nodes {
+                userId
+                glucoseSummary(period: ONE_DAY) {
+                  cgm {
+                    period {
+                      totalRecords
+                      averageGlucoseMmol
+                    }
+                  }
+                  bgm {
+                    dates {
+                      lastData
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      `,
+      { id: clinic.id },
+      admin.token,
+    );
+    const [node] = list.body.data.clinic.patients.nodes;
+    expect(node.userId).toBe(patient.userid);
+    expect(node.glucoseSummary.cgm.period.totalRecords).toBe(288);
+    expect(node.glucoseSummary.bgm).toBeNull();
   });
 
   it('refuses rebuilds to anyone but a server, and shows no summary to other users', async () => {

@@ -2,6 +2,7 @@ import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } fr
 import { PageArgs } from '../../graphql/connection';
 import type { Scope } from '../../kernel/scope';
 import { incomingContent } from '../../kernel/upload';
+import { ClinicPatient } from '../clinics/patients.types';
 import { User } from '../users/user.types';
 import { GlucoseService } from './glucose.service';
 import {
@@ -172,6 +173,30 @@ export class UserGlucoseResolver {
     @Ctx() scope: Scope,
   ): Promise<GlucoseSummary | null> {
     const summaries = await this.glucose.summariesOf(scope, user.userId, period);
+    return summaries && GlucoseSummary.from(summaries);
+  }
+}
+
+/** The glucose summaries of a clinic's patient, as the clinic's dashboards show them. */
+@Resolver(() => ClinicPatient)
+export class ClinicPatientGlucoseResolver {
+  constructor(private readonly glucose: GlucoseService) {}
+
+  @FieldResolver(() => GlucoseSummary, {
+    nullable: true,
+    description:
+      'The patient’s glucose statistics for one period (what the patient lets the clinic read); null when it has no readings or grants the clinic nothing to read.',
+  })
+  async glucoseSummary(
+    @Root() patient: ClinicPatient,
+    @Arg('period', () => SummaryPeriodValue, {
+      defaultValue: SummaryPeriodValue.FOURTEEN_DAYS,
+      description: 'How far back to look; 14 days when omitted.',
+    })
+    period: SummaryPeriodValue,
+    @Ctx() scope: Scope,
+  ): Promise<GlucoseSummary | null> {
+    const summaries = await this.glucose.summariesOf(scope, patient.userId, period);
     return summaries && GlucoseSummary.from(summaries);
   }
 }

@@ -60,3 +60,20 @@ export async function countsByUser(
   const counts = new Map(rows.map((row) => [row.user_id, Number(row.count)]));
   return userIds.map((id) => counts.get(id) ?? 0);
 }
+
+/**
+ * A PostgreSQL array literal (`{"a","b",NULL}`) of `values`, passed as one parameter and cast
+ * in the SQL (`?::text[]`): the driver layer expands a JavaScript array into a list of
+ * parameters, and a bulk insert of a thousand rows then costs thousands of parameters to format,
+ * where `unnest` of a dozen arrays costs a dozen. Strings are quoted and escaped; dates go as
+ * ISO 8601.
+ */
+export function arrayLiteral(values: readonly (string | number | boolean | Date | null)[]): string {
+  const element = (value: string | number | boolean | Date | null) => {
+    if (value === null) return 'NULL';
+    if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+    const text = value instanceof Date ? value.toISOString() : value;
+    return `"${text.replace(/["\\]/g, '\\$&')}"`;
+  };
+  return `{${values.map(element).join(',')}}`;
+}

@@ -4,6 +4,7 @@ import { startBenchS3 } from './s3';
 import { accountScenarios } from './scenarios/accounts';
 import { clinicPatientScenarios } from './scenarios/clinic-patients';
 import { contentScenarios } from './scenarios/content';
+import { glucoseScenarios } from './scenarios/glucose';
 import { sharingScenarios } from './scenarios/sharing';
 import { tokenScenarios } from './scenarios/tokens';
 import { startBenchEnvironment, type BenchEnvironment } from './setup';
@@ -17,6 +18,7 @@ const SCENARIOS: Record<string, (env: BenchEnvironment) => Promise<Measurement[]
   tokens: tokenScenarios,
   sharing: sharingScenarios,
   'clinic-patients': clinicPatientScenarios,
+  glucose: glucoseScenarios,
 };
 
 /** BENCH_ONLY=accounts,s3-content runs some scenarios; BENCH_SECONDS sets each run's length. */

@@ -14,7 +14,8 @@ import { assertClinicAccess, hasClinicAccess } from './membership';
 import { assertClinicPermissions, type PatientFields } from './patient-fields';
 import type { PatientRow } from './patient-list';
 import { loadPatient } from './patients.loaders';
-import { execute, textArray } from './patient-sql';
+import { execute } from './patient-sql';
+import { arrayLiteral } from '../../kernel/sql';
 import type { PatientsService } from './patients.service';
 
 /** A user's pending invitation to a clinic. */
@@ -76,7 +77,7 @@ export class PatientInvitesService {
       await execute(
         scope.em,
         'insert into patient_invites (id, clinic_id, user_id, permissions, created_time, updated_time) values (?, ?, ?, ?::text[], ?, ?)',
-        [invite.id, invite.clinicId, userId, textArray(checked), now, now],
+        [invite.id, invite.clinicId, userId, arrayLiteral(checked), now, now],
       );
     } catch (error) {
       if (error instanceof UniqueConstraintViolationException || (error as { code?: string }).code === '23505')

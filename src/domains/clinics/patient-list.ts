@@ -5,7 +5,7 @@ import type { Scope } from '../../kernel/scope';
 import { rowDate } from '../../kernel/sql';
 import { PATIENT_ORDER, PATIENT_SEARCH_TEXT, type ClinicPatientRecord } from './clinic-patient.entity';
 import { OBJECT_ID_PATTERN } from './clinic-ids';
-import { textArray } from './patient-sql';
+import { arrayLiteral } from '../../kernel/sql';
 
 /** What the patient list sorts by; `userId` is the default (the primary key's order). */
 export const PATIENT_SORT_FIELDS = ['fullName', 'birthDate', 'lastReviewed', 'userId'] as const;
@@ -49,7 +49,7 @@ function where(clinicId: string, filter: PatientFilter): { sql: string; params: 
   }
   if (filter.tags?.length) {
     conditions.push('tags @> ?::text[]');
-    params.push(textArray(filter.tags));
+    params.push(arrayLiteral(filter.tags));
   }
   if (filter.lastReviewed) {
     conditions.push('last_reviewed <= ?');

@@ -8,11 +8,3 @@ export async function execute<T = Record<string, unknown>[]>(
 ): Promise<T> {
   return (await em.getConnection().execute(sql, [...params], 'all', em.getTransactionContext())) as unknown as T;
 }
-
-/**
- * A text[] parameter: the driver layer expands a JavaScript array into a list of parameters,
- * so arrays travel as one PostgreSQL array literal, cast with `?::text[]`.
- */
-export function textArray(values: readonly string[]): string {
-  return `{${values.map((value) => `"${value.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
-}

@@ -35,7 +35,8 @@ import {
 } from './patient-list';
 import type { PatientTagsService } from './patient-tags.service';
 import { forgetPatient, loadPatient } from './patients.loaders';
-import { execute, textArray } from './patient-sql';
+import { execute } from './patient-sql';
+import { arrayLiteral } from '../../kernel/sql';
 import { newestReviewsFirst, revertNewest } from './reviews';
 
 /** What a patient added from an existing account starts with. */
@@ -131,7 +132,7 @@ export class PatientsService {
       birth_date: checked.birthDate,
       email: checked.email,
       mrn: checked.mrn,
-      tags: checked.tags && textArray(checked.tags),
+      tags: checked.tags && arrayLiteral(checked.tags),
     }).filter(([, value]) => value !== undefined);
     await execute(
       scope.em,
@@ -174,7 +175,7 @@ export class PatientsService {
     await execute(
       scope.em,
       'update clinic_patients set permissions = ?::text[], updated_time = ? where clinic_id = ? and user_id = ?',
-      [textArray(checked), new Date(), clinicId, userId],
+      [arrayLiteral(checked), new Date(), clinicId, userId],
     );
     return this.reread(scope, clinicId, userId);
   }
@@ -300,8 +301,8 @@ export class PatientsService {
           record.birthDate,
           record.email,
           record.mrn,
-          textArray(record.tags),
-          textArray(permissions),
+          arrayLiteral(record.tags),
+          arrayLiteral(permissions),
           now,
           now,
         ],

@@ -1,0 +1,191 @@
+import { performance } from 'node:perf_hooks';
+import pg from 'pg';
+import { BENCH_SECONDS, type Measurement } from '../harness';
+import type { BenchEnvironment } from '../setup';
+import { signUpUser } from './seed';
+
+const RECORDS_PER_REQUEST = 1000;
+const CONNECTIONS = 4;
+const FIVE_MINUTES = 5 * 60_000;
+const START = Date.UTC(2026, 0, 1);
+
+/** The n-th 5-minute CGM reading of a synthetic trace from `start`: a daily wave with noise, as a monitor sends it. */
+function reading(n: number, start = START) {
+  const minutes = (n * 5) % 1440;
+  return {
+    type: 'cbg',
+    time: new Date(start + n * FIVE_MINUTES).toISOString(),
+    value: Math.round(140 + 50 * Math.sin((minutes / 1440) * 2 * Math.PI) + ((n * 37) % 23)),
+    units: 'mg/dL',
+    sampleInterval: 300000,
+    deviceId: 'bench-cgm',
+  };
+}
+
+const batch = (first: number) => Array.from({ length: RECORDS_PER_REQUEST }, (_, index) => reading(first + index));
+
+interface Timed {
+  latencies: number[];
+  errors: number;
+  seconds: number;
+}
+
+/** Runs `request` from CONNECTIONS workers for BENCH_SECONDS, each call with the next batch number. */
+async function drive(request: (batchNumber: number) => Promise<void>): Promise<Timed> {
+  const latencies: number[] = [];
+  let next = 0;
+  let errors = 0;
+  const started = performance.now();
+  const end = started + BENCH_SECONDS * 1000;
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (performance.now() < end) {
+        const number = next++;
+        const start = performance.now();
+        await request(number).catch(() => (errors += 1));
+        latencies.push(performance.now() - start);
+      }
+    }),
+  );
+  return { latencies: latencies.sort((a, b) => a - b), errors, seconds: (performance.now() - started) / 1000 };
+}
+
+function measurement(name: string, timed: Timed, floor?: string, notes?: string): Measurement {
+  const at = (share: number) =>
+    timed.latencies[Math.min(timed.latencies.length - 1, Math.floor(timed.latencies.length * share))] ?? 0;
+  // Rows are readings per second: each request carries RECORDS_PER_REQUEST of them.
+  return {
+    name,
+    requestsPerSecond: (timed.latencies.length * RECORDS_PER_REQUEST) / timed.seconds,
+    p50: at(0.5),
+    p99: at(0.99),
+    errors: timed.errors,
+    floor,
+    notes,
+  };
+}
+
+/**
+ * Issue 14: readings/s through Tidepool's upload API beside a plain multi-row INSERT of the same
+ * rows, the time from an upload's response to its summary, and the table's size per million
+ * readings.
+ */
+export async function glucoseScenarios(env: BenchEnvironment): Promise<Measurement[]> {
+  const user = await signUpUser(env, 'uploader');
+  const headers = { 'x-tidepool-session-token': user.token, 'content-type': 'application/json' };
+  const openDataset = async (body: object) => {
+    const response = await fetch(`${env.app.url}/v1/users/${user.userid}/datasets`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(body),
+    });
+    if (response.status !== 201) throw new Error(`dataset answered ${response.status}: ${await response.text()}`);
+    return ((await response.json()) as { data: { id: string } }).data.id;
+  };
+  const client = new pg.Client({ connectionString: env.databaseUrl });
+  await client.connect();
+  const pool = new pg.Pool({ connectionString: env.databaseUrl, max: CONNECTIONS });
+  try {
+    // The floor: the same rows, as one INSERT of 1,000 rows per statement, straight on PostgreSQL.
+    const floorOffset = 10_000_000;
+    const floor = measurement(
+      'floor: INSERT of 1,000 readings per statement',
+      await drive(async (number) => {
+        const rows = batch(floorOffset + number * RECORDS_PER_REQUEST);
+        const values = rows.map(
+          (_, index) =>
+            `($1, $${index * 3 + 2}::timestamptz, md5($${index * 3 + 3}), 'floor', 'cbg', $${index * 3 + 4}::float8 / 18.01559, 5, true, null, 'bench-cgm', '{}', now())`,
+        );
+        await pool.query(
+          `insert into glucose_readings (user_id, time, id, dataset_id, type, value, minutes, active, dedup_key, device_id, fields, created_time)
+           values ${values.join(', ')}`,
+          [user.userid, ...rows.flatMap((row, index) => [row.time, `${number}-${index}`, row.value])],
+        );
+      }),
+    );
+
+    const datasetId = await openDataset({
+      deduplicator: { name: 'org.tidepool.deduplicator.dataset.drop.hash' },
+      deviceId: 'bench-cgm',
+    });
+    const uploaded = measurement(
+      'POST /v1/datasets/{id}/data (1,000 readings per request)',
+      await drive(async (number) => {
+        const response = await fetch(`${env.app.url}/v1/datasets/${datasetId}/data`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify(batch(number * RECORDS_PER_REQUEST)),
+        });
+        if (response.status !== 200) throw new Error(`data answered ${response.status}`);
+        await response.arrayBuffer();
+      }),
+      floor.name,
+      `readings/s; ${CONNECTIONS} connections, dataset.drop.hash`,
+    );
+
+    const size = await client.query<{ bytes: string; rows: string }>(
+      `select (select sum(pg_total_relation_size(inhrelid)) from pg_inherits where inhparent = 'glucose_readings'::regclass) as bytes,
+              (select count(*) from glucose_readings) as rows`,
+    );
+    const perMillion = (Number(size.rows[0]!.bytes) / Number(size.rows[0]!.rows)) * 1e6;
+    uploaded.notes += `; ${(perMillion / 2 ** 20).toFixed(0)} MiB per million readings (table and indexes)`;
+
+    return [floor, uploaded, await uploadToSummary(env, headers, await openDataset({ dataSetType: 'continuous' }))];
+  } finally {
+    await pool.end();
+    await client.end();
+  }
+}
+
+/**
+ * From an upload's response to the summary that counts it: a continuous dataset gets a day of
+ * readings per upload, and the caller polls its summary until its newest reading shows.
+ */
+async function uploadToSummary(
+  env: BenchEnvironment,
+  headers: Record<string, string>,
+  datasetId: string,
+): Promise<Measurement> {
+  const latencies: number[] = [];
+  // Summaries count readings from two years back to a day ahead: these are the last ten days.
+  const start = Math.floor(Date.now() / FIVE_MINUTES) * FIVE_MINUTES - 10 * 288 * FIVE_MINUTES;
+  const query = JSON.stringify({
+    query: '{ me { glucoseSummary(period: ONE_DAY) { cgm { dates { lastData outdatedSince } } } } }',
+  });
+  for (let day = 0; day < 10; day += 1) {
+    const records = Array.from({ length: 288 }, (_, index) => reading(day * 288 + index, start));
+    const response = await fetch(`${env.app.url}/v1/datasets/${datasetId}/data`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(records),
+    });
+    if (response.status !== 200) throw new Error(`data answered ${response.status}`);
+    const answered = performance.now();
+    const newest = records.at(-1)!.time;
+    for (;;) {
+      const reply = await fetch(`${env.app.url}/graphql`, { method: 'POST', headers, body: query });
+      const cgm = (
+        (await reply.json()) as {
+          data: {
+            me: {
+              glucoseSummary: { cgm: { dates: { lastData: string; outdatedSince: string | null } } | null } | null;
+            };
+          };
+        }
+      ).data.me.glucoseSummary?.cgm;
+      if (cgm?.dates.lastData === newest && cgm.dates.outdatedSince === null) break;
+      if (performance.now() - answered > 30_000) throw new Error('the summary did not count the upload within 30 s');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    latencies.push(performance.now() - answered);
+  }
+  latencies.sort((a, b) => a - b);
+  return {
+    name: 'upload response → summary updated (288 readings)',
+    requestsPerSecond: 1000 / latencies[Math.floor(latencies.length / 2)]!,
+    p50: latencies[Math.floor(latencies.length / 2)]!,
+    p99: latencies.at(-1)!,
+    errors: 0,
+    notes: `${latencies.length} uploads; target p50 < 1000 ms`,
+  };
+}

@@ -3,7 +3,7 @@ import { conflict, forbidden, notFound, unauthenticated } from '../../kernel/err
 import { hexId } from '../../kernel/ids';
 import { isAuthenticated } from '../../kernel/principal';
 import type { Scope } from '../../kernel/scope';
-import { rowDate } from '../../kernel/sql';
+import { arrayLiteral, rowDate } from '../../kernel/sql';
 import { assertUserId } from '../../kernel/validation';
 import type { Permission } from '../permissions/permission.model';
 import { assertSelfOrServer } from './clinic-accounts';
@@ -15,7 +15,6 @@ import { assertClinicPermissions, type PatientFields } from './patient-fields';
 import type { PatientRow } from './patient-list';
 import { loadPatient } from './patients.loaders';
 import { execute } from './patient-sql';
-import { arrayLiteral } from '../../kernel/sql';
 import type { PatientsService } from './patients.service';
 
 /** A user's pending invitation to a clinic. */

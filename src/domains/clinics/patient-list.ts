@@ -2,10 +2,9 @@ import { createHash } from 'node:crypto';
 import { invalid } from '../../kernel/errors';
 import type { PageArgs, SortKey } from '../../kernel/paging';
 import type { Scope } from '../../kernel/scope';
-import { rowDate } from '../../kernel/sql';
+import { arrayLiteral, rowDate } from '../../kernel/sql';
 import { PATIENT_ORDER, PATIENT_SEARCH_TEXT, type ClinicPatientRecord } from './clinic-patient.entity';
 import { OBJECT_ID_PATTERN } from './clinic-ids';
-import { arrayLiteral } from '../../kernel/sql';
 
 /** What the patient list sorts by; `userId` is the default (the primary key's order). */
 export const PATIENT_SORT_FIELDS = ['fullName', 'birthDate', 'lastReviewed', 'userId'] as const;

@@ -6,6 +6,7 @@ import { PERMISSION_NAME } from '../enums';
 import type { RestRequest, RestRoute } from '../route';
 import { CLINIC_FIELDS, legacyClinic, offsetPaging } from './clinics';
 import { permissionSet } from './permissions';
+import { legacySummary, SUMMARY_ALIASES, SUMMARY_FIELDS } from '../patient-summary';
 
 /** A clinic patient's fields, asked under their GraphQL names. */
 const PATIENT_FIELDS =
@@ -24,7 +25,9 @@ type PatientData = Record<string, unknown> & {
  * fields left out when empty; permissions as a permission set; no provider connection requests.
  */
 function legacyPatient(value: unknown): Record<string, unknown> {
-  const { userId, tags, permissions, reviews, email, mrn, birthDate, ...patient } = value as PatientData;
+  const { userId, tags, permissions, reviews, email, mrn, birthDate, ...fields } = value as PatientData;
+  const summary = legacySummary(fields);
+  const patient = Object.fromEntries(Object.entries(fields).filter(([name]) => !SUMMARY_ALIASES.includes(name)));
   return {
     id: userId,
     ...patient,
@@ -36,6 +39,7 @@ function legacyPatient(value: unknown): Record<string, unknown> {
     dataSources: null,
     reviews,
     connectionRequests: { abbott: [], dexcom: [], twiist: [] },
+    ...(summary ? { summary } : {}),
   };
 }
 
@@ -144,7 +148,7 @@ export const clinicPatientRoutes: RestRoute[] = [
     path: '/v1/clinics/:clinicId/patients',
     document: `query ($id: ID!, $filter: ClinicPatientFilter, $orderBy: ClinicPatientOrder, $first: Int, $after: String) {
       clinic(id: $id) { patientCount patients(filter: $filter, orderBy: $orderBy, first: $first, after: $after) {
-        totalCount nodes { ${PATIENT_FIELDS} } pageInfo { hasNextPage endCursor } } } }`,
+        totalCount nodes { ${PATIENT_FIELDS} ${SUMMARY_FIELDS} } pageInfo { hasNextPage endCursor } } } }`,
     variables: (request) => {
       const { limit, offset } = PATIENT_PAGES.check(request);
       // One page when it holds the whole answer (the usual offset 0), else pages of 100 until it does.
@@ -171,7 +175,7 @@ export const clinicPatientRoutes: RestRoute[] = [
   {
     method: 'get',
     path: '/v1/clinics/:clinicId/patients/:patientId',
-    document: `query ($clinicId: ID!, $userId: ID!) { clinic(id: $clinicId) { patient(userId: $userId) { ${PATIENT_FIELDS} } } }`,
+    document: `query ($clinicId: ID!, $userId: ID!) { clinic(id: $clinicId) { patient(userId: $userId) { ${PATIENT_FIELDS} ${SUMMARY_FIELDS} } } }`,
     variables: ids,
     respond: (data) => legacyPatient((data.clinic as { patient: unknown }).patient),
     status: 200,

@@ -3,6 +3,7 @@ import { serverToken, signUp, type TestAccount } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/app';
 import { eventually } from '../support/eventually';
 import { newClinic } from '../support/clinics';
+import { expectMatchesOperation } from '../support/openapi';
 import { call, graphql } from '../support/http';
 
 /**
@@ -209,6 +210,23 @@ describe('CGM summaries from uploads', () => {
     expect(node.userId).toBe(patient.userid);
     expect(node.glucoseSummary.cgm.period.totalRecords).toBe(288);
     expect(node.glucoseSummary.bgm).toBeNull();
+
+    // The legacy list carries Tidepool's summary shape, every period keyed as Tidepool keys it.
+    const rest = await call(app.url, `/v1/clinics/${clinic.id}/patients`, { token: admin.token });
+    expect(rest.status).toBe(200);
+    const summary = rest.body.data[0].summary;
+    expect(summary.bgmStats).toBeUndefined();
+    expect(summary.cgmStats.config).toMatchObject({
+      schemaVersion: 6,
+      lowGlucoseThreshold: 3.9,
+      highGlucoseThreshold: 10,
+    });
+    expect(summary.cgmStats.dates.lastData).toBe(new Date(DAY_START + (2 * 288 - 1) * FIVE_MINUTES).toISOString());
+    expect(Object.keys(summary.cgmStats.periods)).toEqual(['1d', '7d', '14d', '30d']);
+    expect(summary.cgmStats.periods['1d']).toMatchObject({ totalRecords: 288, timeCGMUseMinutes: 1440 });
+    // Three days of wear are more than 1,440 minutes: the 7-day shares are kept.
+    expect(summary.cgmStats.periods['7d'].timeInTargetPercent).toBeGreaterThan(0);
+    await expectMatchesOperation(rest, 'clinic.v1.yaml', 'ListPatients');
   });
 
   it('refuses rebuilds to anyone but a server, and shows no summary to other users', async () => {

@@ -104,6 +104,7 @@ const BGM_STATS = STAT_NAMES.filter(
       'coefficientOfVariation',
       'averageDailyRecords',
       'totalRecords',
+      'daysWithData',
       'min',
       'max',
     ].includes(name),
@@ -130,7 +131,7 @@ export class CgmPeriod {
     return fill(new CgmPeriod(), period, [...CGM_FIELDS, 'glycemiaRiskIndex', 'glycemiaRiskZone']);
   }
 }
-const CGM_FIELDS = withDeltas(STAT_NAMES);
+export const CGM_FIELDS = withDeltas(STAT_NAMES);
 statisticFields(CgmPeriod.prototype, CGM_FIELDS);
 
 @ObjectType({
@@ -142,7 +143,7 @@ export class BgmPeriod {
     return fill(new BgmPeriod(), period, BGM_FIELDS);
   }
 }
-const BGM_FIELDS = withDeltas(BGM_STATS);
+export const BGM_FIELDS = withDeltas(BGM_STATS);
 statisticFields(BgmPeriod.prototype, BGM_FIELDS);
 
 function fill<T extends object>(target: T, period: ExportedPeriod, names: readonly string[]): T {

@@ -17,9 +17,11 @@ const ALWAYS = {
     'min',
     'max',
   ]),
+  // Tidepool's clinic API requires daysWithData on BGM periods too.
   bgm: STAT_NAMES.filter((name) => /^timeIn.*Records$/.test(name)).concat([
     'totalRecords',
     'averageDailyRecords',
+    'daysWithData',
     'min',
     'max',
   ]),

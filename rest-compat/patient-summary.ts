@@ -1,0 +1,83 @@
+import { BGM_FIELDS, CGM_FIELDS } from '../src/domains/glucose/glucose-summary.types';
+import { SUMMARY_SCHEMA_VERSION } from '../src/domains/glucose/glucose-summary.entity';
+import { THRESHOLDS_MMOL } from '../src/domains/glucose/summary/ranges';
+
+/** Tidepool's period keys and the GraphQL periods they are asked as (one alias each). */
+const PERIODS = { '1d': 'ONE_DAY', '7d': 'SEVEN_DAYS', '14d': 'FOURTEEN_DAYS', '30d': 'THIRTY_DAYS' } as const;
+const alias = (key: string) => `summary${key}`;
+const DATES = 'dates { lastData firstData lastUploadDate lastUpdatedDate outdatedSince }';
+
+/** The GraphQL selection of a clinic patient's summaries for every period, for the legacy shape. */
+export const SUMMARY_FIELDS = Object.entries(PERIODS)
+  .map(
+    ([key, period]) =>
+      `${alias(key)}: glucoseSummary(period: ${period}) {
+         cgm { ${DATES} period { ${CGM_FIELDS.join(' ')} } } bgm { ${DATES} period { ${BGM_FIELDS.join(' ')} } } }`,
+  )
+  .join(' ');
+
+const CONFIG = {
+  schemaVersion: SUMMARY_SCHEMA_VERSION,
+  highGlucoseThreshold: THRESHOLDS_MMOL.high,
+  veryHighGlucoseThreshold: THRESHOLDS_MMOL.veryHigh,
+  lowGlucoseThreshold: THRESHOLDS_MMOL.low,
+  veryLowGlucoseThreshold: THRESHOLDS_MMOL.veryLow,
+};
+
+type Side = { dates: Record<string, unknown>; period: Record<string, unknown> } | null;
+type Summary = { cgm: Side; bgm: Side } | null;
+
+const present = (values: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(values).filter(([, value]) => value !== null));
+
+/** The statistics Tidepool flags with `has<Name>`: true when the clinic copy holds a value other than 0. */
+const FLAGGED = /^(timeIn|timeCGMUse|averageGlucoseMmol|glucoseManagementIndicator|totalRecords|averageDailyRecords)/;
+const flagName = (name: string) => `has${name[0]!.toUpperCase()}${name.slice(1)}`;
+
+function legacyPeriod(period: Record<string, unknown>, kind: 'cgm' | 'bgm'): Record<string, unknown> {
+  const flags = Object.fromEntries(
+    Object.entries(period)
+      .filter(([name]) => FLAGGED.test(name) && !name.endsWith('Delta'))
+      .map(([name, value]) => [flagName(name), value !== null && value !== 0]),
+  );
+  // Tidepool's clinic copy keeps CGM deviation and variation as plain numbers, 0 when unset.
+  const plain =
+    kind === 'cgm'
+      ? Object.fromEntries(
+          ['standardDeviation', 'coefficientOfVariation'].flatMap((name) =>
+            [name, `${name}Delta`].map((key) => [key, period[key] ?? 0]),
+          ),
+        )
+      : {};
+  return { ...present(period), ...plain, ...flags };
+}
+
+function legacyDates(dates: Record<string, unknown>): Record<string, unknown> {
+  const flags = Object.fromEntries(
+    ['firstData', 'lastData', 'lastUploadDate', 'outdatedSince'].map((name) => [flagName(name), dates[name] != null]),
+  );
+  return { ...present(dates), ...flags };
+}
+
+/**
+ * Tidepool's `summary` of a clinic patient (`{cgmStats, bgmStats}`, each `{config, dates,
+ * periods}` with periods keyed `1d` … `30d`) from the aliased GraphQL summaries; statistics the
+ * clinic copy withholds are left out, as Tidepool leaves them out. Undefined without readings.
+ */
+export function legacySummary(patient: Record<string, unknown>): Record<string, unknown> | undefined {
+  const stats = (kind: 'cgm' | 'bgm') => {
+    const sides = Object.keys(PERIODS).map((key) => [key, (patient[alias(key)] as Summary)?.[kind] ?? null] as const);
+    const first = sides.find(([, side]) => side)?.[1];
+    if (!first) return undefined;
+    const periods = Object.fromEntries(
+      sides.filter(([, side]) => side).map(([key, side]) => [key, legacyPeriod(side!.period, kind)]),
+    );
+    return { config: CONFIG, dates: legacyDates(first.dates), periods };
+  };
+  const [cgmStats, bgmStats] = [stats('cgm'), stats('bgm')];
+  if (!cgmStats && !bgmStats) return undefined;
+  return { ...(cgmStats ? { cgmStats } : {}), ...(bgmStats ? { bgmStats } : {}) };
+}
+
+/** The aliases a patient's data carries, to keep them out of the rest of its legacy shape. */
+export const SUMMARY_ALIASES = Object.keys(PERIODS).map(alias);

@@ -196,7 +196,7 @@ export class ClinicPatientGlucoseResolver {
     period: SummaryPeriodValue,
     @Ctx() scope: Scope,
   ): Promise<GlucoseSummary | null> {
-    const summaries = await this.glucose.summariesOf(scope, patient.userId, period);
+    const summaries = await this.glucose.summariesOfClinicPatient(scope, patient, period);
     return summaries && GlucoseSummary.from(summaries);
   }
 }

@@ -217,6 +217,23 @@ export class GlucoseService {
    */
   async summariesOf(scope: Scope, userId: string, period: PeriodKey): Promise<PeriodSummary[] | null> {
     if (!(await this.access.isAllowed(scope, userId, MAY_READ))) return null;
+    return this.periodSummaries(scope, userId, period);
+  }
+
+  /**
+   * A clinic patient's summaries, for a caller its clinic already let read the patient: the
+   * patient's grant to the clinic decides, with no other query (a page of patients asks four
+   * periods of each); null when the patient grants the clinic nothing.
+   */
+  async summariesOfClinicPatient(
+    scope: Scope,
+    patient: { userId: string; permissions: readonly string[] },
+    period: PeriodKey,
+  ): Promise<PeriodSummary[] | null> {
+    return patient.permissions.length ? this.periodSummaries(scope, patient.userId, period) : null;
+  }
+
+  private async periodSummaries(scope: Scope, userId: string, period: PeriodKey): Promise<PeriodSummary[]> {
     const days = PERIODS[period];
     return (await summaryLoader(scope).load(userId))
       .filter((summary) => summary.periods && summary.lastData)

@@ -130,6 +130,12 @@ export class GlucoseSummaryRepairResolver {
   }
 }
 
+/** The period of a summary field: Tidepool's clinic default when omitted. */
+const PERIOD_ARG = {
+  defaultValue: SummaryPeriodValue.FOURTEEN_DAYS,
+  description: 'How far back to look; 14 days when omitted.',
+};
+
 /** Glucose data as seen from an account. */
 @Resolver(() => User)
 export class UserGlucoseResolver {
@@ -165,10 +171,7 @@ export class UserGlucoseResolver {
   })
   async glucoseSummary(
     @Root() user: User,
-    @Arg('period', () => SummaryPeriodValue, {
-      defaultValue: SummaryPeriodValue.FOURTEEN_DAYS,
-      description: 'How far back to look; 14 days when omitted.',
-    })
+    @Arg('period', () => SummaryPeriodValue, PERIOD_ARG)
     period: SummaryPeriodValue,
     @Ctx() scope: Scope,
   ): Promise<GlucoseSummary | null> {
@@ -189,10 +192,7 @@ export class ClinicPatientGlucoseResolver {
   })
   async glucoseSummary(
     @Root() patient: ClinicPatient,
-    @Arg('period', () => SummaryPeriodValue, {
-      defaultValue: SummaryPeriodValue.FOURTEEN_DAYS,
-      description: 'How far back to look; 14 days when omitted.',
-    })
+    @Arg('period', () => SummaryPeriodValue, PERIOD_ARG)
     period: SummaryPeriodValue,
     @Ctx() scope: Scope,
   ): Promise<GlucoseSummary | null> {

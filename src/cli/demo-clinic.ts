@@ -1,0 +1,202 @@
+/**
+ * The demo clinic of `npm run seed`: realistic patients with 30 days of 5-minute CGM readings
+ * each, uploaded through the running service's own API (so every rule and summary applies).
+ * Seeding again duplicates nothing: the clinic, its patients and their upload sessions are found
+ * by name and MRN, and readings carry an `origin.id` that replaces rather than repeats.
+ */
+const CLINIC_NAME = 'Islet Demo Clinic';
+const ADMIN_EMAIL = 'demo-admin@islet.example';
+const SEED_CLIENT = 'org.islet.seed';
+const DAYS = 30;
+const FIVE_MINUTES = 5 * 60_000;
+const TAGS = ['Type 1', 'Type 2', 'Pump', 'New patient'];
+const FIRST = ['Olivia', 'Liam', 'Amara', 'Kenji', 'Sofia', 'Mateo', 'Noor', 'Elias', 'Ines', 'Tomás', 'Ava', 'Yusuf'];
+const LAST = ['Garcia', 'Nguyen', 'Okafor', 'Rossi', 'Müller', 'Kowalski', 'Haddad', 'Tanaka', 'Silva', 'Dubois'];
+
+interface ClinicJson {
+  id: string;
+  name: string;
+  shareCode: string;
+  patientTags?: { id: string; name: string }[];
+}
+interface Identified {
+  id: string;
+}
+
+class Api {
+  constructor(
+    private readonly base: string,
+    private readonly token: string,
+  ) {}
+
+  async call<T>(method: string, path: string, body?: unknown, expected = [200, 201]): Promise<T> {
+    const response = await fetch(`${this.base}${path}`, {
+      method,
+      headers: { 'x-tidepool-session-token': this.token, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    if (!expected.includes(response.status))
+      throw new Error(`${method} ${path} answered ${response.status}: ${text.slice(0, 300)}`);
+    return (text ? JSON.parse(text) : undefined) as T;
+  }
+}
+
+/** A small deterministic random source, so each demo patient looks the same on every run. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * A patient's day in mg/dL every 5 minutes: a baseline of their own, meal rises after 7:30, 12:30
+ * and 19:00, a small dawn rise, noise, and now and then a low in the afternoon.
+ */
+function readingsOf(patient: number, from: number): { time: number; mgdl: number }[] {
+  const next = random(patient + 1);
+  const baseline = 105 + next() * 70;
+  const swing = 40 + next() * 80;
+  const lowProne = next() < 0.25;
+  const readings = [];
+  for (let index = 0; index < DAYS * 288; index += 1) {
+    const time = from + index * FIVE_MINUTES;
+    const hour = (time / 3_600_000) % 24;
+    const meal = [7.5, 12.5, 19].reduce((sum, at) => {
+      const since = hour - at;
+      return since > 0 && since < 3 ? sum + swing * Math.sin((since / 3) * Math.PI) : sum;
+    }, 0);
+    const dawn = hour > 4 && hour < 7 ? 15 : 0;
+    const low = lowProne && hour > 15 && hour < 16 && next() < 0.3 ? -70 : 0;
+    readings.push({
+      time,
+      mgdl: Math.round(Math.max(40, Math.min(400, baseline + meal + dawn + low + (next() - 0.5) * 20))),
+    });
+  }
+  return readings;
+}
+
+async function serverToken(base: string, secret: string): Promise<string> {
+  const response = await fetch(`${base}/auth/serverlogin`, {
+    method: 'POST',
+    headers: { 'x-tidepool-server-name': 'seed', 'x-tidepool-server-secret': secret },
+  });
+  if (response.status !== 200)
+    throw new Error(`server login answered ${response.status}: is SERVER_SECRET the service's?`);
+  return response.headers.get('x-tidepool-session-token')!;
+}
+
+/** The demo admin's token: signed up on the first run, signed in afterwards. */
+async function adminToken(base: string, password: string): Promise<string> {
+  const signUp = await fetch(`${base}/auth/user`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: ADMIN_EMAIL, emails: [ADMIN_EMAIL], password }),
+  });
+  if (signUp.status === 201) return signUp.headers.get('x-tidepool-session-token')!;
+  const login = await fetch(`${base}/auth/login`, {
+    method: 'POST',
+    headers: { authorization: `Basic ${Buffer.from(`${ADMIN_EMAIL}:${password}`).toString('base64')}` },
+  });
+  if (login.status !== 200)
+    throw new Error(`the demo admin ${ADMIN_EMAIL} exists with another password (DEMO_ADMIN_PASSWORD)`);
+  return login.headers.get('x-tidepool-session-token')!;
+}
+
+export interface DemoOptions {
+  /** The running service. */
+  base: string;
+  serverSecret: string;
+  adminPassword: string;
+  patients: number;
+  /** Called after each patient is complete. */
+  onPatient: () => void;
+}
+
+/** Seeds the demo clinic through the service's API; answers the clinic. */
+export async function seedDemoClinic({
+  base,
+  serverSecret: secret,
+  adminPassword,
+  patients: count,
+  onPatient,
+}: DemoOptions): Promise<{ id: string; name: string; shareCode: string }> {
+  const server = new Api(base, await serverToken(base, secret));
+  const admin = new Api(base, await adminToken(base, adminPassword));
+  const clinics = await admin.call<ClinicJson[]>('GET', '/v1/clinics?limit=1000');
+  const clinic =
+    clinics.find((candidate) => candidate.name === CLINIC_NAME) ??
+    (await admin.call<ClinicJson>('POST', '/v1/clinics', {
+      name: CLINIC_NAME,
+      preferredBgUnits: 'mg/dL',
+      clinicType: 'provider_practice',
+      timezone: 'Europe/Paris',
+      phoneNumbers: [{ type: 'main', number: '+33 1 23 45 67 89' }],
+    }));
+  const tagIds = new Map<string, string>((clinic.patientTags ?? []).map((tag) => [tag.name, tag.id]));
+  for (const name of TAGS)
+    if (!tagIds.has(name))
+      tagIds.set(name, (await server.call<Identified>('POST', `/v1/clinics/${clinic.id}/patient_tags`, { name })).id);
+
+  const existing = new Map<string, string>();
+  for (let offset = 0; ; offset += 1000) {
+    const page = await server.call<{ data: { id: string; mrn?: string }[] }>(
+      'GET',
+      `/v1/clinics/${clinic.id}/patients?search=DEMO-&limit=1000&offset=${offset}`,
+    );
+    for (const patient of page.data) if (patient.mrn) existing.set(patient.mrn, patient.id);
+    if (page.data.length < 1000) break;
+  }
+
+  const from = Math.floor(Date.now() / FIVE_MINUTES) * FIVE_MINUTES - DAYS * 288 * FIVE_MINUTES;
+  for (let index = 0; index < count; index += 1) {
+    const mrn = `DEMO-${String(index + 1).padStart(5, '0')}`;
+    const next = random(1000 + index);
+    const patientId =
+      existing.get(mrn) ??
+      (
+        await server.call<Identified>('POST', `/v1/clinics/${clinic.id}/patients`, {
+          fullName: `${FIRST[index % FIRST.length]} ${LAST[Math.floor(index / FIRST.length) % LAST.length]} ${index + 1}`,
+          birthDate: `${1950 + Math.floor(next() * 60)}-0${1 + Math.floor(next() * 9)}-1${Math.floor(next() * 9)}`,
+          mrn,
+          tags: [tagIds.get(TAGS[index % 2])!, ...(next() < 0.4 ? [tagIds.get('Pump')!] : [])],
+        })
+      ).id;
+    const datasets = await server.call<(Identified & { client?: { name: string } })[]>(
+      'GET',
+      `/v1/users/${patientId}/datasets`,
+    );
+    const datasetId =
+      datasets.find((dataset) => dataset.client?.name === SEED_CLIENT)?.id ??
+      (
+        await server.call<{ data: Identified }>('POST', `/v1/users/${patientId}/datasets`, {
+          dataSetType: 'continuous',
+          client: { name: SEED_CLIENT, version: '1.0.0' },
+          deviceId: `demo-cgm-${index + 1}`,
+          deviceTags: ['cgm'],
+        })
+      ).data.id;
+    const readings = readingsOf(index, from).map(({ time, mgdl }) => ({
+      type: 'cbg',
+      time: new Date(time).toISOString(),
+      value: mgdl,
+      units: 'mg/dL',
+      sampleInterval: 300000,
+      origin: { id: `${patientId}-${time}` },
+    }));
+    for (let start = 0; start < readings.length; start += 1000)
+      await server.call('POST', `/v1/datasets/${datasetId}/data`, readings.slice(start, start + 1000));
+    onPatient();
+  }
+  return clinic;
+}
+
+/** What the seed prints when done. */
+export const demoSummary = (clinic: { id: string; shareCode: string }, count: number) =>
+  `${CLINIC_NAME} (${clinic.id}, share code ${clinic.shareCode}) has ${count} demo patients with ${DAYS} days of CGM data.\n` +
+  `Sign in as ${ADMIN_EMAIL} (DEMO_ADMIN_PASSWORD, default islet-demo-admin) to see them.\n`;

@@ -1,0 +1,53 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { seedDemoClinic } from '../../src/cli/demo-clinic';
+import { startTestApp, type TestApp } from '../support/app';
+import { eventually } from '../support/eventually';
+
+let app: TestApp;
+
+beforeAll(async () => {
+  app = await startTestApp();
+});
+afterAll(async () => {
+  await app?.stop();
+});
+
+const count = async (sql: string) => Number((await app.database.query(sql))[0]!.count);
+
+describe('npm run seed', () => {
+  it('makes a demo clinic whose patients have 30 days of readings and summaries, and adds nothing when run again', async () => {
+    const seed = () =>
+      seedDemoClinic({
+        base: app.url,
+        serverSecret: app.serverSecret,
+        adminPassword: 'demo-password-for-tests',
+        patients: 2,
+        onPatient: () => undefined,
+      });
+    const clinic = await seed();
+    const totals = async () => ({
+      clinics: await count(`select count(*) from clinics where name = 'Islet Demo Clinic'`),
+      patients: await count(`select count(*) from clinic_patients where clinic_id = '${clinic.id}'`),
+      datasets: await count(
+        `select count(*) from datasets where user_id in (select user_id from clinic_patients where clinic_id = '${clinic.id}')`,
+      ),
+      readings: await count(
+        `select count(*) from glucose_readings where user_id in (select user_id from clinic_patients where clinic_id = '${clinic.id}')`,
+      ),
+    });
+    const first = await totals();
+    expect(first).toEqual({ clinics: 1, patients: 2, datasets: 2, readings: expect.any(Number) });
+    // 30 days of 5-minute readings each; a second run may add the few minutes that passed since.
+    expect(first.readings).toBeGreaterThanOrEqual(2 * 30 * 288);
+    await eventually(
+      async () =>
+        (await count(`select count(*) from glucose_summaries where outdated_since is null and periods is not null`)) >=
+        2,
+      'both patients have summaries',
+    );
+    await seed();
+    const second = await totals();
+    expect({ ...second, readings: 0 }).toEqual({ ...first, readings: 0 });
+    expect(second.readings - first.readings).toBeLessThanOrEqual(2 * 2);
+  });
+});

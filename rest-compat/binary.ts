@@ -67,6 +67,16 @@ export function bodyUpload({ headers, raw }: RestRequest, mediaType: string): Up
  * specification requires the Digest of content; a request without a body has no content (the
  * blob stays `created`) and may leave it out.
  */
+/** A JSON body as an Upload: `Content-Type` must be application/json, and `empty` says what to send instead of nothing. */
+export function jsonUpload(request: RestRequest, empty: string): Upload {
+  const mediaType = requiredHeader(request.headers, 'Content-Type');
+  if (!/^application\/json\s*(;|$)/i.test(mediaType))
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Type "${mediaType}" is not supported; send application/json`);
+  const content = bodyUpload(request, mediaType);
+  if (!content) throw invalid(empty, 'body');
+  return content;
+}
+
 export function blobContent(request: RestRequest): { mediaType: string; digest?: string; content: Upload | null } {
   const mediaType = assertMediaType(requiredHeader(request.headers, 'Content-Type'), 'Content-Type');
   const content = bodyUpload(request, mediaType);

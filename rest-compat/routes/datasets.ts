@@ -1,9 +1,8 @@
 import { Readable } from 'node:stream';
 import type { GlucoseService } from '../../src/domains/glucose/glucose.service';
 import type { StoredReading } from '../../src/domains/glucose/glucose.loaders';
-import { AppError, invalid } from '../../src/kernel/errors';
-import { parseDateTime } from '../../src/kernel/validation';
-import { bodyUpload, listParameter, requiredHeader } from '../binary';
+import { invalid } from '../../src/kernel/errors';
+import { dateTimeParameter, jsonUpload, listParameter } from '../binary';
 import { LegacyEnum } from '../enums';
 import { legacyPaging } from '../paging';
 import type { ContentRoute, RestRequest, RestRoute } from '../route';
@@ -80,14 +79,7 @@ const datasetRoutes = (prefix: 'datasets' | 'data_sets'): RestRoute[] => [
     body: 'binary',
     document: 'mutation ($input: AddDatasetDataInput!) { addDatasetData(input: $input) { stored } }',
     variables: (request) => {
-      const mediaType = requiredHeader(request.headers, 'Content-Type');
-      if (!/^application\/json\s*(;|$)/i.test(mediaType))
-        throw new AppError(
-          'UNSUPPORTED_MEDIA_TYPE',
-          `Content-Type "${mediaType}" is not supported; send application/json`,
-        );
-      const records = bodyUpload(request, mediaType);
-      if (!records) throw invalid('The request has no body: send a JSON array of records', 'body');
+      const records = jsonUpload(request, 'The request has no body: send a JSON array of records');
       return { input: { datasetId: request.params.datasetId, records } };
     },
     respond: () => wrapped([]),
@@ -178,12 +170,7 @@ export function glucoseDownloads(glucose: GlucoseService): ContentRoute[] {
       open: async (scope, params, query) => {
         const asked = listParameter(query, 'type');
         const types = asked ? READ_TYPES.filter((type) => asked.includes(type)) : [...READ_TYPES];
-        const date = (name: string) => {
-          const value = query[name];
-          if (value === undefined) return null;
-          if (typeof value !== 'string') throw invalid(`query parameter "${name}" must be given once`, name);
-          return parseDateTime(value, name);
-        };
+        const date = (name: string) => (query[name] === undefined ? null : new Date(dateTimeParameter(query, name)));
         const filter = { types, from: date('startDate'), to: date('endDate') };
         const batches = types.length ? await glucose.readings(scope, params.userId, filter) : (async function* () {})();
         return {

@@ -1,8 +1,7 @@
-import { AppError, invalid } from '../../src/kernel/errors';
 import type { DeviceLogsService } from '../../src/domains/device-logs/device-logs.service';
-import { bodyUpload, contentHeaders, dateTimeHeader, dateTimeParameter, digestHeader, requiredHeader } from '../binary';
+import { contentHeaders, dateTimeHeader, dateTimeParameter, digestHeader, jsonUpload } from '../binary';
 import { legacyPaging } from '../paging';
-import type { ContentRoute, RestRequest, RestRoute } from '../route';
+import type { ContentRoute, RestRoute } from '../route';
 import { DOWNLOAD_HEADERS } from '../../src/http/security-headers';
 
 const LOG_FIELDS = 'id userId digestMD5 mediaType size createdTime startAt endAt revision';
@@ -14,15 +13,6 @@ function wireLog(log: unknown) {
 }
 
 const LOG_PAGES = legacyPaging(['deviceLogs']);
-
-function jsonUpload(request: RestRequest) {
-  const mediaType = requiredHeader(request.headers, 'Content-Type');
-  if (!/^application\/json\s*(;|$)/i.test(mediaType))
-    throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Type "${mediaType}" is not supported; send application/json`);
-  const content = bodyUpload(request, mediaType);
-  if (!content) throw invalid('The device log is empty; send a JSON array of entries', 'body');
-  return content;
-}
 
 export const deviceLogRoutes: RestRoute[] = [
   {
@@ -36,7 +26,7 @@ export const deviceLogRoutes: RestRoute[] = [
         digestMD5: digestHeader(request.headers, { required: true }),
         startAt: dateTimeHeader(request.headers, 'X-Logs-Start-At-Time'),
         endAt: dateTimeHeader(request.headers, 'X-Logs-End-At-Time'),
-        content: jsonUpload(request),
+        content: jsonUpload(request, 'The device log is empty; send a JSON array of entries'),
       },
     }),
     respond: (data) => wireLog((data.uploadDeviceLog as { deviceLog: unknown }).deviceLog),

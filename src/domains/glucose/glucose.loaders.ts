@@ -15,8 +15,6 @@ import { DatasetSchema, type DatasetRecord } from './dataset.entity';
 import type { GlucoseRecord } from './glucose-record';
 import type { SummaryPeriods } from './summary/periods';
 
-type Connection = ReturnType<Scope['em']['getConnection']>;
-
 /** Datasets by id, one query for the request. */
 export function datasetLoader(scope: Scope): Loader<string, DatasetRecord | null> {
   return scope.loaders.get('glucose.datasets', () => {
@@ -28,35 +26,21 @@ export function datasetLoader(scope: Scope): Loader<string, DatasetRecord | null
   });
 }
 
-/** The columns of an insert and their types, in the same order. */
-const COLUMN_TYPES = [
-  'varchar',
-  'timestamptz',
-  'varchar',
-  'varchar',
-  'varchar',
-  'float8',
-  'int2',
-  'bool',
-  'varchar',
-  'text',
-  'jsonb',
-  'timestamptz',
-];
+/** The columns of an insert and their types. */
 const COLUMNS = [
-  'user_id',
-  'time',
-  'id',
-  'dataset_id',
-  'type',
-  'value',
-  'minutes',
-  'active',
-  'dedup_key',
-  'device_id',
-  'fields',
-  'created_time',
-];
+  ['user_id', 'varchar'],
+  ['time', 'timestamptz'],
+  ['id', 'varchar'],
+  ['dataset_id', 'varchar'],
+  ['type', 'varchar'],
+  ['value', 'float8'],
+  ['minutes', 'int2'],
+  ['active', 'bool'],
+  ['dedup_key', 'varchar'],
+  ['device_id', 'text'],
+  ['fields', 'jsonb'],
+  ['created_time', 'timestamptz'],
+] as const;
 
 /**
  * Stores an upload's records in one statement. Under a hash deduplicator a record already in
@@ -92,8 +76,8 @@ export async function insertReadings(
     : 'do nothing';
   // One array per column, unnested into rows: a dozen parameters instead of twelve thousand.
   const result = await tx.execute(
-    `insert into glucose_readings (${COLUMNS.join(', ')})
-     select * from unnest(${COLUMN_TYPES.map((type) => `?::${type}[]`).join(', ')})
+    `insert into glucose_readings (${COLUMNS.map(([name]) => name).join(', ')})
+     select * from unnest(${COLUMNS.map(([, type]) => `?::${type}[]`).join(', ')})
      on conflict (user_id, dataset_id, dedup_key) ${onConflict}`,
     arrays.map((values) => arrayLiteral(values)),
     'run',
@@ -118,6 +102,8 @@ export interface StoredReading {
   type: string;
   time: Date;
   value: number;
+  /** Minutes the reading stands for in summaries. */
+  minutes: number;
   datasetId: string;
   deviceId: string | null;
   fields: Record<string, unknown>;
@@ -126,38 +112,24 @@ export interface StoredReading {
 
 const BATCH = 1000;
 
-/** A user's active readings in (time, id) order, read 1,000 at a time by keyset. */
+/**
+ * A user's active readings in (time, id) order, read 1,000 at a time by keyset, on `em` (inside
+ * its transaction when it has one).
+ */
 export async function* readingBatches(
-  connection: Connection,
+  em: EntityManager,
   userId: string,
   filter: ReadingFilter,
 ): AsyncGenerator<StoredReading[]> {
+  const condition = readingCondition(filter);
   let after: [Date, string] | null = null;
   for (;;) {
-    const conditions = ['user_id = ?', 'active', `type in (${placeholders(filter.types.length)})`];
-    const params: unknown[] = [userId, ...filter.types];
-    const add = (condition: string, ...values: unknown[]) => {
-      conditions.push(condition);
-      params.push(...values);
-    };
-    if (filter.from) add('time >= ?', filter.from);
-    if (filter.to) add('time <= ?', filter.to);
-    if (after) add('(time, id) > (?, ?)', ...after);
-    const rows = await connection.execute<Record<string, unknown>[]>(
-      `select id, type, time, value, dataset_id, device_id, fields, created_time from glucose_readings
-        where ${conditions.join(' and ')} order by time, id limit ${BATCH}`,
-      params,
+    const rows: Record<string, unknown>[] = await em.execute(
+      `select * from glucose_readings where user_id = ? and ${condition.sql}
+        ${after ? 'and (time, id) > (?, ?)' : ''} order by time, id limit ${BATCH}`,
+      [userId, ...condition.params, ...(after ?? [])],
     );
-    const batch = rows.map((row): StoredReading => ({
-      id: row.id as string,
-      type: row.type as string,
-      time: rowDate(row.time)!,
-      value: Number(row.value),
-      datasetId: row.dataset_id as string,
-      deviceId: row.device_id as string | null,
-      fields: row.fields as Record<string, unknown>,
-      createdTime: rowDate(row.created_time)!,
-    }));
+    const batch = rows.map(toReading);
     if (batch.length) yield batch;
     if (batch.length < BATCH) return;
     const last = batch.at(-1)!;
@@ -197,16 +169,21 @@ export function datasetCounts(scope: Scope): Loader<string, number> {
 
 const ALL: SqlCondition = { sql: 'true', params: [] };
 
-const readingCondition = (filter: ReadingFilter): SqlCondition => ({
-  sql: `active and type in (${placeholders(filter.types.length)}) and time >= ? and time <= ?`,
-  params: [...filter.types, filter.from, filter.to],
-});
+/** Active readings of the filter's types, inside its range where it has bounds. */
+function readingCondition(filter: ReadingFilter): SqlCondition {
+  const bounds = [filter.from && 'time >= ?', filter.to && 'time <= ?'].filter(Boolean);
+  return {
+    sql: ['active', `type in (${placeholders(filter.types.length)})`, ...bounds].join(' and '),
+    params: [...filter.types, ...[filter.from, filter.to].filter((bound) => bound !== null)],
+  };
+}
 
 const toReading = (row: Record<string, unknown>): StoredReading => ({
   id: row.id as string,
   type: row.type as string,
   time: rowDate(row.time)!,
   value: Number(row.value),
+  minutes: Number(row.minutes),
   datasetId: row.dataset_id as string,
   deviceId: (row.device_id as string | null) ?? null,
   fields: row.fields as Record<string, unknown>,

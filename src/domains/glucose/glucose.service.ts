@@ -174,7 +174,7 @@ export class GlucoseService {
       'select type, min(time) as earliest from glucose_readings where user_id = ? and dataset_id = ? group by type',
       [userId, datasetId],
     );
-    for (const row of rows) await markOutdated(tx, userId, [KIND_OF[row.type]!], rowDate(row.earliest)!);
+    for (const row of rows) await markOutdated(tx, userId, KIND_OF[row.type]!, rowDate(row.earliest)!);
   }
 
   /** A user's datasets, newest first; FORBIDDEN to callers who may not read the user's data. */
@@ -278,7 +278,7 @@ export class GlucoseService {
     await this.access.assertAllowed(scope, userId, MAY_READ);
     if (filter.from && filter.to && filter.from > filter.to)
       throw invalid('startDate must not be later than endDate', 'startDate');
-    return readingBatches(scope.em.getConnection(), userId, filter);
+    return readingBatches(scope.em, userId, filter);
   }
 
   /** Deleting an account deletes its glucose data, in the deletion's transaction. */

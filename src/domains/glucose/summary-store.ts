@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { rowDate } from '../../kernel/sql';
-import { addReading, emptyBucket, hourOf, type HourBucket, type SummaryKind } from './summary/buckets';
+import { bucketsOf, hourOf, type HourBucket, type Reading, type SummaryKind } from './summary/buckets';
+import { readingBatches } from './glucose.loaders';
 import { summarise } from './summary/periods';
 import { SUMMARY_SCHEMA_VERSION } from './glucose-summary.entity';
 
@@ -14,27 +15,20 @@ const DAY_MS = 24 * HOUR_MS;
 const KEEP_MS = 1440 * HOUR_MS;
 /** Records count toward summaries when within two years back and a day ahead of now (B.1). */
 const PAST_MS = 2 * 365 * DAY_MS;
-const BATCH = 5000;
 
 /**
  * Records that became active (or stopped counting) after the summary last looked: it is marked
  * outdated, and `from` lowers the point its next update rebuilds from.
  */
-export async function markOutdated(
-  tx: EntityManager,
-  userId: string,
-  kinds: readonly SummaryKind[],
-  from: Date,
-): Promise<void> {
-  for (const kind of kinds)
-    await tx.execute(
-      `insert into glucose_summaries (user_id, kind, outdated_since, pending_from, schema_version)
+export async function markOutdated(tx: EntityManager, userId: string, kind: SummaryKind, from: Date): Promise<void> {
+  await tx.execute(
+    `insert into glucose_summaries (user_id, kind, outdated_since, pending_from, schema_version)
        values (?, ?, now(), ?, ?)
        on conflict (user_id, kind) do update set
          outdated_since = coalesce(glucose_summaries.outdated_since, now()),
          pending_from = least(glucose_summaries.pending_from, excluded.pending_from)`,
-      [userId, kind, from, SUMMARY_SCHEMA_VERSION],
-    );
+    [userId, kind, from, SUMMARY_SCHEMA_VERSION],
+  );
 }
 
 interface SummaryRow {
@@ -55,11 +49,10 @@ export async function updateSummary(tx: EntityManager, userId: string, kind: Sum
     'select last_data, pending_from, schema_version from glucose_summaries where user_id = ? and kind = ? for update',
     [userId, kind],
   );
-  const window = [userId, RECORD_TYPE[kind], new Date(now - PAST_MS), new Date(now + DAY_MS)];
   const [newest] = await tx.execute<{ last_data: unknown }[]>(
     `select max(time) as last_data from glucose_readings
       where user_id = ? and type = ? and active and time >= ? and time <= ?`,
-    window,
+    [userId, RECORD_TYPE[kind], new Date(now - PAST_MS), new Date(now + DAY_MS)],
   );
   const lastData = rowDate(newest?.last_data);
   if (!lastData) {
@@ -77,28 +70,11 @@ export async function updateSummary(tx: EntityManager, userId: string, kind: Sum
     kind,
     new Date(hourOf(from)),
   ]);
-  const buckets = new Map<number, HourBucket>();
-  let after: [Date, string] | null = null;
-  for (;;) {
-    const rows: { time: unknown; id: string; value: number; minutes: number }[] = await tx.execute(
-      `select time, id, value, minutes from glucose_readings
-        where user_id = ? and type = ? and active and time >= ? and time <= ?
-          ${after ? 'and (time, id) > (?, ?)' : ''}
-        order by time, id limit ${BATCH}`,
-      [userId, RECORD_TYPE[kind], new Date(hourOf(from)), lastData, ...(after ?? [])],
-    );
-    for (const record of rows) {
-      const time = rowDate(record.time)!.getTime();
-      const hour = hourOf(time);
-      let bucket = buckets.get(hour);
-      if (!bucket) buckets.set(hour, (bucket = emptyBucket(hour)));
-      addReading(bucket, { time, mmol: Number(record.value), minutes: record.minutes }, kind);
-    }
-    if (rows.length < BATCH) break;
-    const last = rows.at(-1)!;
-    after = [rowDate(last.time)!, last.id];
-  }
-  await storeBuckets(tx, userId, kind, [...buckets.values()]);
+  const readings: Reading[] = [];
+  const window = { types: [RECORD_TYPE[kind]], from: new Date(hourOf(from)), to: lastData };
+  for await (const batch of readingBatches(tx, userId, window))
+    for (const { time, value, minutes } of batch) readings.push({ time: time.getTime(), mmol: value, minutes });
+  await storeBuckets(tx, userId, kind, bucketsOf(readings, kind));
   const newestHour = hourOf(lastData.getTime());
   await tx.execute('delete from glucose_buckets where user_id = ? and kind = ? and hour < ?', [
     userId,

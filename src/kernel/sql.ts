@@ -77,3 +77,6 @@ export function arrayLiteral(values: readonly (string | number | boolean | Date 
   };
   return `{${values.map(element).join(',')}}`;
 }
+
+/** `text` for a LIKE pattern, its wildcards and the escape character escaped. */
+export const likeEscaped = (text: string): string => text.replace(/[\\%_]/g, (character) => `\\${character}`);

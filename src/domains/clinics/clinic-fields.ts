@@ -70,7 +70,7 @@ export interface CheckedClinicFields {
   suppressedNotifications: { patientClinicInvitation?: boolean } | null;
 }
 
-function text(value: string | null | undefined, field: string, required = false): string | null {
+export function text(value: string | null | undefined, field: string, required = false): string | null {
   if (value === null || value === undefined) {
     if (required) throw invalid(`${field} is required`, field);
     return null;

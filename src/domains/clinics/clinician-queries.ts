@@ -1,7 +1,7 @@
 import { Loader } from '../../kernel/loader';
 import type { PageArgs } from '../../kernel/paging';
 import type { Scope } from '../../kernel/scope';
-import { placeholders, rowDate } from '../../kernel/sql';
+import { likeEscaped, placeholders, rowDate } from '../../kernel/sql';
 import type { ClinicianRole } from './clinician.entity';
 
 /**
@@ -34,7 +34,7 @@ const LISTED = (clinics: number) => `
   select clinic_id, null, id, email, name, roles, created_time, updated_time, 'i' || id
     from clinician_invites where clinic_id in (${placeholders(clinics)})`;
 
-const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+const likePattern = (text: string) => `%${likeEscaped(text)}%`;
 
 function conditions(filter: ClinicianFilter): { sql: string; params: unknown[] } {
   const sql: string[] = [];

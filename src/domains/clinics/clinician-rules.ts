@@ -1,7 +1,7 @@
 import { conflict, invalid } from '../../kernel/errors';
 import { assertEmail, truncate } from '../../kernel/validation';
 import { CLINICIAN_ROLES, type ClinicianRole } from './clinician.entity';
-import { MAX_TEXT_LENGTH } from './clinic-fields';
+import { text } from './clinic-fields';
 
 /** Roles as Tidepool allows them: at least one, each known, none twice. */
 export function checkRoles(roles: readonly string[], field = 'roles'): ClinicianRole[] {
@@ -18,10 +18,7 @@ export function checkRoles(roles: readonly string[], field = 'roles'): Clinician
 
 /** A clinician's display name: optional, never blank. */
 export function checkName(name: string | null | undefined, field = 'name'): string | null {
-  if (name === null || name === undefined) return null;
-  if (name.trim() === '') throw invalid(`${field} must not be empty`, field);
-  if (name.length > MAX_TEXT_LENGTH) throw invalid(`${field} may be at most ${MAX_TEXT_LENGTH} characters`, field);
-  return name;
+  return text(name, field);
 }
 
 /** Invitations are addressed, matched and listed by the lower-cased address. */

@@ -1,9 +1,10 @@
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { conflict, forbidden, notFound } from '../../kernel/errors';
 import { hexId } from '../../kernel/ids';
 import { pageArgs, pageOf, type PagedList, type SortKey } from '../../kernel/paging';
 import type { Scope } from '../../kernel/scope';
+import { rowDate } from '../../kernel/sql';
+import { isUniqueViolation } from './patient-sql';
 import { assertUserId } from '../../kernel/validation';
 import { assertSelfOrServer, type ClinicAccounts } from './clinic-accounts';
 import { assertObjectId, isTimeKey } from './clinic-ids';
@@ -247,13 +248,9 @@ export class CliniciansService {
    * those left becomes CLINIC_ADMIN (successorAdmin).
    */
   async forgetUser(scope: Scope, userId: string, addresses: readonly string[]): Promise<void> {
-    const connection = scope.em.getConnection();
-    const context = scope.em.getTransactionContext();
-    const left = await connection.execute<{ clinic_id: string }[]>(
+    const left = await scope.em.execute<{ clinic_id: string }[]>(
       'delete from clinicians where user_id = ? returning clinic_id',
       [userId],
-      'all',
-      context,
     );
     for (const { clinic_id: clinicId } of left) {
       const remaining = await this.lockMembers(scope.em, clinicId);
@@ -288,8 +285,7 @@ export class CliniciansService {
     try {
       await scope.em.insert(ClinicianInviteSchema, invite);
     } catch (error) {
-      if (error instanceof UniqueConstraintViolationException)
-        throw conflict(`${email} is already invited to this clinic`);
+      if (isUniqueViolation(error)) throw conflict(`${email} is already invited to this clinic`);
       throw error;
     }
     return inviteView(invite as ClinicianInviteRecord);
@@ -299,27 +295,18 @@ export class CliniciansService {
     try {
       await em.insert(ClinicianSchema, row);
     } catch (error) {
-      if (error instanceof UniqueConstraintViolationException)
-        throw conflict(`User ${row.userId} is already a clinician of this clinic`);
+      if (isUniqueViolation(error)) throw conflict(`User ${row.userId} is already a clinician of this clinic`);
       throw error;
     }
   }
 
   /** Every member of the clinic, locked until the transaction ends, so two admins cannot demote each other at once. */
   private async lockMembers(tx: EntityManager, clinicId: string) {
-    const rows = await tx
-      .getConnection()
-      .execute<{ user_id: string; roles: ClinicianRole[]; created_time: unknown }[]>(
-        'select user_id, roles, created_time from clinicians where clinic_id = ? order by user_id for update',
-        [clinicId],
-        'all',
-        tx.getTransactionContext(),
-      );
-    return rows.map((row) => ({
-      userId: row.user_id,
-      roles: row.roles,
-      createdTime: new Date(row.created_time as string),
-    }));
+    const rows = await tx.execute<{ user_id: string; roles: ClinicianRole[]; created_time: unknown }[]>(
+      'select user_id, roles, created_time from clinicians where clinic_id = ? order by user_id for update',
+      [clinicId],
+    );
+    return rows.map((row) => ({ userId: row.user_id, roles: row.roles, createdTime: rowDate(row.created_time)! }));
   }
 
   private async findInvite(

@@ -1,9 +1,9 @@
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { forbidden, notFound, unauthenticated } from '../../kernel/errors';
 import { hexId } from '../../kernel/ids';
 import { pageArgs, pageOf, type PageArgs, type PagedList, type SortKey } from '../../kernel/paging';
 import { isAuthenticated } from '../../kernel/principal';
 import type { Scope } from '../../kernel/scope';
+import { isUniqueViolation } from './patient-sql';
 import { assertSelfOrServer, type ClinicAccounts } from './clinic-accounts';
 import { checkClinicFields, type ClinicFields } from './clinic-fields';
 import { assertClinicId, isTimeKey, OBJECT_ID_PATTERN } from './clinic-ids';
@@ -73,7 +73,7 @@ export class ClinicsService {
         callerRoles(scope, creatorId).clear(clinic.id);
         return clinic;
       } catch (error) {
-        if (!(error instanceof UniqueConstraintViolationException) || attempt === 3) throw error;
+        if (!isUniqueViolation(error) || attempt === 3) throw error;
       }
     }
   }

@@ -1,4 +1,3 @@
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { conflict, forbidden, notFound, unauthenticated } from '../../kernel/errors';
 import { hexId } from '../../kernel/ids';
 import { isAuthenticated } from '../../kernel/principal';
@@ -14,7 +13,7 @@ import { assertClinicAccess, hasClinicAccess } from './membership';
 import { assertClinicPermissions, type PatientFields } from './patient-fields';
 import type { PatientRow } from './patient-list';
 import { loadPatient } from './patients.loaders';
-import { execute } from './patient-sql';
+import { execute, isUniqueViolation } from './patient-sql';
 import type { PatientsService } from './patients.service';
 
 /** A user's pending invitation to a clinic. */
@@ -79,8 +78,7 @@ export class PatientInvitesService {
         [invite.id, invite.clinicId, userId, arrayLiteral(checked), now, now],
       );
     } catch (error) {
-      if (error instanceof UniqueConstraintViolationException || (error as { code?: string }).code === '23505')
-        throw conflict('The user has already invited this clinic');
+      if (isUniqueViolation(error)) throw conflict('The user has already invited this clinic');
       throw error;
     }
     return invite;

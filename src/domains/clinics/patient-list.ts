@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { invalid } from '../../kernel/errors';
 import type { PageArgs, SortKey } from '../../kernel/paging';
 import type { Scope } from '../../kernel/scope';
-import { arrayLiteral, rowDate } from '../../kernel/sql';
+import { arrayLiteral, likeEscaped, rowDate } from '../../kernel/sql';
 import { PATIENT_ORDER, PATIENT_SEARCH_TEXT, type ClinicPatientRecord } from './clinic-patient.entity';
 import { OBJECT_ID_PATTERN } from './clinic-ids';
 
@@ -37,7 +37,6 @@ const SORTS: Record<PatientSortField, { expression: string; type: string } | nul
 };
 
 /** `%`, `_` and `\` match themselves in a search. */
-const likeEscaped = (text: string) => text.replace(/[\\%_]/g, (character) => `\\${character}`);
 
 function where(clinicId: string, filter: PatientFilter): { sql: string; params: unknown[] } {
   const conditions = ['clinic_id = ?'];

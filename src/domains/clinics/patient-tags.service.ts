@@ -1,4 +1,3 @@
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { conflict, invalid, notFound } from '../../kernel/errors';
 import { hexId } from '../../kernel/ids';
 import type { Scope } from '../../kernel/scope';
@@ -8,7 +7,7 @@ import { clinicLoader, patientTagsLoader } from './clinics.loaders';
 import type { ClinicsService } from './clinics.service';
 import { assertClinicAccess } from './membership';
 import { assertTagName, MAX_PATIENT_TAGS } from './patient-fields';
-import { execute } from './patient-sql';
+import { execute, isUniqueViolation } from './patient-sql';
 
 /**
  * A clinic's patient tags (Tidepool's patient_tags): MEMBERs and ADMINs create and rename them,
@@ -97,8 +96,7 @@ export class PatientTagsService {
     try {
       return await execute<unknown[]>(em, sql, params);
     } catch (error) {
-      if (error instanceof UniqueConstraintViolationException || (error as { code?: string }).code === '23505')
-        throw conflict('The clinic already has a patient tag of that name');
+      if (isUniqueViolation(error)) throw conflict('The clinic already has a patient tag of that name');
       throw error;
     }
   }

@@ -1,4 +1,3 @@
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { conflict, forbidden, invalid, notFound, unauthenticated } from '../../kernel/errors';
 import { pageArgs, pageOf, type PagedList } from '../../kernel/paging';
 import { isAuthenticated } from '../../kernel/principal';
@@ -35,7 +34,7 @@ import {
 } from './patient-list';
 import type { PatientTagsService } from './patient-tags.service';
 import { forgetPatient, loadPatient } from './patients.loaders';
-import { execute } from './patient-sql';
+import { execute, isUniqueViolation } from './patient-sql';
 import { arrayLiteral } from '../../kernel/sql';
 import { newestReviewsFirst, revertNewest } from './reviews';
 
@@ -308,8 +307,7 @@ export class PatientsService {
         ],
       );
     } catch (error) {
-      if (error instanceof UniqueConstraintViolationException || (error as { code?: string }).code === '23505')
-        throw conflict(`User ${userId} is already a patient of clinic ${clinicId}`);
+      if (isUniqueViolation(error)) throw conflict(`User ${userId} is already a patient of clinic ${clinicId}`);
       throw error;
     }
   }

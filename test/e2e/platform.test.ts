@@ -70,7 +70,7 @@ describe('code and schema agree', () => {
       expect(await schemaDrift(orm)).toBe('');
     } finally {
       await orm.close();
-      await database.drop();
+      await database.release();
     }
   });
 });

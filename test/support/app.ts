@@ -67,7 +67,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     },
     async stop() {
       await service.close();
-      await database.drop();
+      await database.release();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -9,7 +9,13 @@ export interface TestDatabase {
   query(sql: string, values?: unknown[]): Promise<Record<string, any>[]>;
   /** Takes the database away from the app (refusing and cutting its connections) or gives it back. */
   setAvailable(available: boolean): Promise<void>;
-  drop(): Promise<void>;
+  /**
+   * Done with it: its connections are cut and refused. The database itself is dropped by
+   * test/support/global-teardown.ts, because DROP DATABASE forces an immediate checkpoint that
+   * waits for every buffer the other test files dirtied; mid-run that stalled a file's afterAll
+   * beyond its timeout on a busy machine.
+   */
+  release(): Promise<void>;
 }
 
 /** A fresh database for one test file, cloned from the migrated template. */
@@ -41,14 +47,16 @@ export async function createTestDatabase(): Promise<TestDatabase> {
         await client.end();
       }
     },
-    setAvailable: async (available) => {
-      await adminQuery(adminUrl, `alter database ${quoteIdent(name)} allow_connections ${available}`);
-      if (!available)
-        await adminQuery(
-          adminUrl,
-          `select pg_terminate_backend(pid) from pg_stat_activity where datname = '${name}' and pid <> pg_backend_pid()`,
-        );
-    },
-    drop: () => adminQuery(adminUrl, `drop database if exists ${quoteIdent(name)} with (force)`),
+    setAvailable,
+    release: () => setAvailable(false),
   };
+
+  async function setAvailable(available: boolean): Promise<void> {
+    await adminQuery(adminUrl, `alter database ${quoteIdent(name)} allow_connections ${available}`);
+    if (!available)
+      await adminQuery(
+        adminUrl,
+        `select pg_terminate_backend(pid) from pg_stat_activity where datname = '${name}' and pid <> pg_backend_pid()`,
+      );
+  }
 }

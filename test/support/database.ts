@@ -20,13 +20,13 @@ export interface TestDatabase {
 
 /** A fresh database for one test file, cloned from the migrated template. */
 export async function createTestDatabase(): Promise<TestDatabase> {
-  const adminUrl = process.env.ISLET_TEST_ADMIN_URL;
-  const template = process.env.ISLET_TEST_TEMPLATE;
+  const { ISLET_TEST_ADMIN_URL: adminUrl, ISLET_TEST_TEMPLATE: template } = process.env;
   if (!adminUrl || !template) throw new Error('test/support/global-setup.ts did not run');
+  const admin = (sql: string) => adminQuery(adminUrl, sql);
   const name = `${template.replace('islet_tpl_', 'islet_t_')}_${randomBytes(4).toString('hex')}`;
   for (let attempt = 0; ; attempt += 1) {
     try {
-      await adminQuery(adminUrl, `create database ${quoteIdent(name)} template ${quoteIdent(template)}`);
+      await admin(`create database ${quoteIdent(name)} template ${quoteIdent(template)}`);
       break;
     } catch (error) {
       // Another file cloning the template at the same moment holds it briefly.
@@ -36,6 +36,13 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     }
   }
   const url = withDatabase(adminUrl, name);
+  const setAvailable = async (available: boolean) => {
+    await admin(`alter database ${quoteIdent(name)} allow_connections ${available}`);
+    if (!available)
+      await admin(
+        `select pg_terminate_backend(pid) from pg_stat_activity where datname = '${name}' and pid <> pg_backend_pid()`,
+      );
+  };
   return {
     url,
     query: async (sql, values = []) => {
@@ -50,13 +57,4 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     setAvailable,
     release: () => setAvailable(false),
   };
-
-  async function setAvailable(available: boolean): Promise<void> {
-    await adminQuery(adminUrl, `alter database ${quoteIdent(name)} allow_connections ${available}`);
-    if (!available)
-      await adminQuery(
-        adminUrl,
-        `select pg_terminate_backend(pid) from pg_stat_activity where datname = '${name}' and pid <> pg_backend_pid()`,
-      );
-  }
 }

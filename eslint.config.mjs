@@ -75,8 +75,8 @@ const importBoundaries = [
           patterns: [
             {
               regex:
-                '^(?:(\\.\\./)+graphql/(?!(?:connection|scalars|upload)$)|(\\.\\./)+http(/|$)|(\\.\\./)+rest-compat(/|$)|express$|@apollo/.*)',
-              message: transport.message + ' Types and resolvers may use src/graphql/{connection,scalars,upload} only.',
+                '^(?:(\\.\\./)+graphql/(?!(?:connection|scalars|upload|live)$)|(\\.\\./)+http(/|$)|(\\.\\./)+rest-compat(/|$)|express$|@apollo/.*)',
+              message: transport.message + ' Types and resolvers may use src/graphql/{connection,scalars,upload,live} only.',
             },
             otherDomainEntity,
           ],

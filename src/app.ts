@@ -15,6 +15,7 @@ import { realmRoutes } from './auth/endpoints';
 import { asksOnlyFor, graphqlHttpHandler, onlyMutationOf } from './graphql/http';
 import { CREDENTIAL_FREE_MUTATIONS } from './auth/sessions.resolver';
 import { createApolloServer } from './graphql/server';
+import { graphqlWebSocket, type GraphqlWebSocket } from './graphql/websocket';
 import { playgroundRouter } from './playground/page';
 import { authenticate } from './http/authenticate';
 import { apiCors } from './http/cors';
@@ -47,6 +48,8 @@ export interface AppDependencies {
 export interface IsletApp {
   handler: express.Express;
   schema: GraphQLSchema;
+  /** GraphQL subscriptions: the HTTP server hands it upgrade requests. */
+  websocket: GraphqlWebSocket;
   close(): Promise<void>;
 }
 
@@ -77,6 +80,7 @@ export async function createApp({
   const schema = await schemaFor(services);
   const apollo = createApolloServer(schema, logger);
   await apollo.start();
+  const websocket = graphqlWebSocket({ schema, authenticator, orm, logger });
 
   const app = express();
   app.disable('x-powered-by');
@@ -156,7 +160,9 @@ export async function createApp({
   return {
     handler: app,
     schema,
+    websocket,
     close: async () => {
+      await websocket.close();
       clearInterval(sweeper);
       clearInterval(contentSweeper);
       await apollo.stop();

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { createApp } from './app';
 import type { Config } from './config';
 import { entities } from './entities';
@@ -56,6 +57,9 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     res.end(JSON.stringify({ code: 503, reason: 'The service is starting', error: 0 }));
   };
   const server = http.createServer((req, res) => handler(req, res));
+  // WebSocket upgrades (GraphQL subscriptions) wait for the app like requests do: refused until then.
+  let upgrade: (req: http.IncomingMessage, socket: Duplex, head: Buffer) => void = (_req, socket) => socket.destroy();
+  server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => upgrade(req, socket, head));
   server.keepAliveTimeout = 65_000;
   const address = await listen(server, config.port, config.host);
   const url = publicUrl(config, address);
@@ -67,17 +71,20 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     throw error;
   });
   handler = app.handler;
+  upgrade = (req, socket, head) => app.websocket.upgrade(req, socket, head);
 
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
       const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Live subscriptions never end on their own: close them (1001) so the server can drain.
+      const liveClosed = app.websocket.close();
       server.closeIdleConnections();
       // A keep-alive connection whose last request ends during shutdown turns idle only then:
       // close those as they come, or shutdown would wait for each client to hang up.
       const idle = setInterval(() => server.closeIdleConnections(), 100);
       const deadline = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs).unref();
-      await drained;
+      await Promise.all([drained, liveClosed]);
       clearInterval(idle);
       clearTimeout(deadline);
       await app.close();

@@ -37,6 +37,7 @@ import { BlobsService } from './domains/blobs/blobs.service';
 import { DeviceLogsService } from './domains/device-logs/device-logs.service';
 import { GlucoseService } from './domains/glucose/glucose.service';
 import { SummaryUpdater } from './domains/glucose/summary-updater';
+import { SUMMARY_CHANNEL, SummaryFeed } from './domains/glucose/summary-feed';
 
 export interface ServiceDependencies {
   config: Config;
@@ -58,6 +59,8 @@ export interface Services {
   deviceLogs: DeviceLogsService;
   glucose: GlucoseService;
   summaryUpdater: SummaryUpdater;
+  /** Summary changes for this instance's live subscribers. */
+  summaryFeed: SummaryFeed;
   clinics: ClinicsService;
   clinicians: CliniciansService;
   patients: PatientsService;
@@ -144,6 +147,12 @@ export async function createServices({
     clients: clientsFor(config, secrets.devClientSecret, baseUrl),
     extend: (runtime) => registerTokenExchange(runtime, broker, accounts),
   });
+  const summaryFeed = new SummaryFeed(access, () => orm.em.fork(), logger);
+  events.on(SUMMARY_CHANNEL, (payload) => {
+    summaryFeed
+      .receive(payload)
+      .catch((error: unknown) => logger.warn({ err: error }, 'delivering a glucose summary change failed'));
+  });
   await events.start();
   revocations.start();
   summaryUpdater.start();
@@ -176,6 +185,7 @@ export async function createServices({
     deviceLogs,
     glucose,
     summaryUpdater,
+    summaryFeed,
     clinics,
     clinicians,
     patients,

@@ -18,8 +18,15 @@ import {
   PatientsResolver,
 } from '../domains/clinics/patients.resolver';
 import { Clinic } from '../domains/clinics/clinics.types';
+import {
+  ClinicPatientSummaryUpdateFields,
+  GlucoseSummarySubscriptions,
+  GlucoseSummaryUpdateFields,
+  SUMMARY_TOPICS,
+} from '../domains/glucose/summary-updates.resolver';
 import type { Services } from '../services';
 import { instanceIn, referenceKey, type EntityBinding } from './federation';
+import { livePubSub } from './live';
 import { buildIsletSchema, type ResolverBinding } from './schema';
 
 /** Every resolver of the schema, listed once, with the services it calls. */
@@ -37,6 +44,9 @@ export function resolverBindings(services: Services): ResolverBinding[] {
     [UserGlucoseResolver, new UserGlucoseResolver(services.glucose)],
     [GlucoseSummaryRepairResolver, new GlucoseSummaryRepairResolver(services.glucose)],
     [ClinicPatientGlucoseResolver, new ClinicPatientGlucoseResolver(services.glucose)],
+    [GlucoseSummarySubscriptions, new GlucoseSummarySubscriptions()],
+    [GlucoseSummaryUpdateFields, new GlucoseSummaryUpdateFields(services.glucose)],
+    [ClinicPatientSummaryUpdateFields, new ClinicPatientSummaryUpdateFields(services.patients)],
     [ClinicsResolver, new ClinicsResolver(services.clinics)],
     [ClinicCliniciansResolver, new ClinicCliniciansResolver(services.clinicians)],
     [CliniciansResolver, new CliniciansResolver(services.clinicians, services.clinics)],
@@ -79,7 +89,11 @@ export function entityBindings(bindings: ResolverBinding[]): EntityBinding[] {
 /** The service's schema: every resolver wired to its services, built as a federation subgraph. */
 export function schemaFor(services: Services): Promise<GraphQLSchema> {
   const bindings = resolverBindings(services);
-  return buildIsletSchema(bindings, entityBindings(bindings));
+  const live = livePubSub({
+    [SUMMARY_TOPICS.user]: (scope, userId) => services.summaryFeed.ofUser(scope, userId),
+    [SUMMARY_TOPICS.clinic]: (scope, clinicId) => services.summaryFeed.ofClinic(scope, clinicId),
+  });
+  return buildIsletSchema(bindings, entityBindings(bindings), live);
 }
 
 /** The schema's shape alone (no services behind it), for emitting and checking schema.graphql. */

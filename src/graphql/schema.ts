@@ -1,6 +1,6 @@
 import { printSubgraphSchema } from '@apollo/subgraph';
 import { lexicographicSortSchema, type GraphQLSchema } from 'graphql';
-import { buildSchema } from 'type-graphql';
+import { buildSchema, type PubSub } from 'type-graphql';
 import { federatedSchema, type EntityBinding } from './federation';
 import { DateTimeScalar } from './scalars';
 
@@ -14,6 +14,7 @@ export type ResolverBinding = [resolverClass: Function, instance: object];
 export async function buildIsletSchema(
   bindings: ResolverBinding[],
   entities: readonly EntityBinding[],
+  pubSub: PubSub,
 ): Promise<GraphQLSchema> {
   const instances = new Map(bindings);
   const [first, ...rest] = bindings.map(([resolverClass]) => resolverClass);
@@ -21,6 +22,7 @@ export async function buildIsletSchema(
     resolvers: [first, ...rest],
     container: { get: (resolverClass: Function) => instances.get(resolverClass) },
     scalarsMap: [{ type: Date, scalar: DateTimeScalar }],
+    pubSub,
     validate: false,
     // Federation directives (`@key`) are defined by the subgraph build, not known to type-graphql.
     skipCheck: true,
@@ -28,6 +30,7 @@ export async function buildIsletSchema(
   // type-graphql names the root types but cannot describe them; the playground shows these first.
   Object.assign(schema.getQueryType()!, { description: ROOT_DESCRIPTIONS.query });
   Object.assign(schema.getMutationType()!, { description: ROOT_DESCRIPTIONS.mutation });
+  Object.assign(schema.getSubscriptionType()!, { description: ROOT_DESCRIPTIONS.subscription });
   return federatedSchema(schema, entities);
 }
 
@@ -35,6 +38,8 @@ const ROOT_DESCRIPTIONS = {
   query:
     'What a caller can read: its own account (`me`), accounts, shares, blobs and device logs it may see. Lists that can grow are connections paged with `first` (1 to 100) and `after`.',
   mutation: 'What a caller can change. Each mutation takes one `input` argument and returns a payload named after it.',
+  subscription:
+    'What a dashboard can follow live, over WebSocket on /graphql (the graphql-transport-ws protocol of graphql-ws): send the access token as `Authorization: Bearer …` in the connection parameters. The connection closes (4401) when the token expires; reconnect with a fresh one.',
 };
 
 /**

@@ -1,4 +1,4 @@
-import { Counter, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 
 /**
  * The service's one Prometheus registry and its metrics, served at `GET /metrics`. Labels
@@ -24,5 +24,12 @@ export const loginLockouts = new Counter<'path' | 'lock'>({
   name: 'islet_login_lockouts_total',
   help: 'Lockouts started by repeated failed password checks, by where the last one was checked and what was locked.',
   labelNames: ['path', 'lock'],
+  registers: [registry],
+});
+
+export const liveSubscriptions = new Gauge<'topic'>({
+  name: 'islet_live_subscriptions',
+  help: 'GraphQL subscriptions this process serves over WebSocket, by what they follow (user or clinic).',
+  labelNames: ['topic'],
   registers: [registry],
 });

@@ -21,6 +21,26 @@ registerEnumType(SummaryPeriodValue, {
   },
 });
 
+/** The period argument of a summary field: Tidepool's clinic default when omitted. */
+export const PERIOD_ARG = {
+  defaultValue: SummaryPeriodValue.FOURTEEN_DAYS,
+  description: 'How far back to look; 14 days when omitted.',
+};
+
+export enum GlucoseSummaryKindValue {
+  CGM = 'cgm',
+  BGM = 'bgm',
+}
+
+registerEnumType(GlucoseSummaryKindValue, {
+  name: 'GlucoseSummaryKind',
+  description: 'Which of an account’s glucose summaries: from CGM readings or from fingersticks.',
+  valuesConfig: {
+    CGM: { description: 'The summary of continuous glucose monitor readings.' },
+    BGM: { description: 'The summary of fingerstick (blood glucose meter) readings.' },
+  },
+});
+
 export enum GlycemiaRiskZoneValue {
   A = 'A',
   B = 'B',

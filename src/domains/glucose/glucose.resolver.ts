@@ -23,7 +23,7 @@ import {
   RebuildGlucoseSummariesInput,
   RebuildGlucoseSummariesPayload,
 } from './glucose.types';
-import { GlucoseSummary, SummaryPeriodValue } from './glucose-summary.types';
+import { GlucoseSummary, PERIOD_ARG, SummaryPeriodValue } from './glucose-summary.types';
 
 @Resolver(() => Dataset)
 export class DatasetsResolver {
@@ -129,12 +129,6 @@ export class GlucoseSummaryRepairResolver {
     return Object.assign(new RebuildGlucoseSummariesPayload(), { userId: input.userId });
   }
 }
-
-/** The period of a summary field: Tidepool's clinic default when omitted. */
-const PERIOD_ARG = {
-  defaultValue: SummaryPeriodValue.FOURTEEN_DAYS,
-  description: 'How far back to look; 14 days when omitted.',
-};
 
 /** Glucose data as seen from an account. */
 @Resolver(() => User)

@@ -30,6 +30,7 @@ import { PERIODS, type PeriodKey } from './summary/periods';
 import { pageArgs, pageOf, type PageArgs, type PagedList, type SortKey } from '../../kernel/paging';
 import { readRecords } from './record-body';
 import { KIND_OF, markOutdated, updateSummary } from './summary-store';
+import { announceSummaryChange } from './summary-feed';
 import { rowDate } from '../../kernel/sql';
 
 /** DECISIONS.md: uploaders, custodians (and clinics holding either) write; any grant reads. */
@@ -261,7 +262,10 @@ export class GlucoseService {
     if (!scope.principal.isServer)
       throw isAuthenticated(scope.principal) ? forbidden('Only a server rebuilds summaries') : unauthenticated();
     for (const kind of ['cgm', 'bgm'] as const)
-      await scope.em.transactional((tx) => updateSummary(tx, userId, kind, true));
+      await scope.em.transactional(async (tx) => {
+        await updateSummary(tx, userId, kind, true);
+        await announceSummaryChange(tx, { userId, kind });
+      });
   }
 
   private async datasetPage(scope: Scope, userId: string, args: PageArgs): Promise<PagedList<DatasetRecord>> {

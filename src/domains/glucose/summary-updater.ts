@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { SummaryKind } from './summary/buckets';
+import { announceSummaryChange } from './summary-feed';
 import { updateSummary } from './summary-store';
 
 /** How often outdated summaries are looked for besides the nudges uploads give (other instances' uploads). */
@@ -73,6 +74,7 @@ export class SummaryUpdater {
       );
       if (!next) return false;
       await updateSummary(tx, next.user_id, next.kind);
+      await announceSummaryChange(tx, { userId: next.user_id, kind: next.kind });
       return true;
     });
   }

@@ -1,0 +1,264 @@
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { loadConfig } from '../../src/config';
+import { createLogger } from '../../src/infra/logger';
+import { startService, type RunningService } from '../../src/service';
+import { signUp, type TestAccount } from '../support/accounts';
+import { DEV_CLIENT_SECRET, SERVER_SECRET, startTestApp, type TestApp } from '../support/app';
+import { addClinician, newClinic } from '../support/clinics';
+import { eventually } from '../support/eventually';
+import { call } from '../support/http';
+import { liveClient, type LiveClient } from '../support/live';
+import { realmSigningKey, signAccessToken } from '../support/tokens';
+
+/**
+ * Live summaries over WebSocket: a dashboard subscribed on one instance receives the summary an
+ * upload through another instance changed (PostgreSQL NOTIFY between them), with what the
+ * subscriber may see, and nothing else.
+ */
+let app: TestApp;
+let second: RunningService;
+let secondUrl: string;
+let dataDir: string;
+const clients: LiveClient[] = [];
+
+const MGDL_PER_MMOL = 18.01559;
+const FIVE_MINUTES = 5 * 60_000;
+const HOUR = 60 * 60_000;
+
+async function freePort(): Promise<number> {
+  const server = net.createServer().listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** A second instance on the same database behind the same public URL, as a load balancer would have it. */
+beforeAll(async () => {
+  app = await startTestApp();
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'islet-second-'));
+  const port = await freePort();
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    PORT: String(port),
+    PUBLIC_URL: app.url,
+    DATABASE_URL: app.database.url,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    SERVER_SECRET,
+    DEV_CLIENT_SECRET,
+    DATABASE_POOL_SIZE: '2',
+  });
+  second = await startService(config, createLogger('silent'));
+  secondUrl = `http://127.0.0.1:${port}`;
+});
+afterAll(async () => {
+  await Promise.all(clients.map((client) => client.dispose()));
+  await second?.close();
+  await app?.stop();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** The live subscriptions this process serves, from GET /metrics (both instances run in it). */
+async function liveCount(): Promise<number> {
+  const text = (await fetch(`${app.url}/metrics`).then((reply) => reply.text())) as string;
+  return [...text.matchAll(/^islet_live_subscriptions\{[^}]*\} (\d+)$/gm)].reduce((sum, [, n]) => sum + Number(n), 0);
+}
+
+/** Starts a subscription and waits until the server follows it (so an upload after this reaches it). */
+async function following(client: LiveClient, query: string, variables: Record<string, unknown>) {
+  const before = await liveCount();
+  const subscription = client.subscribe(query, variables);
+  await eventually(async () => (await liveCount()) > before, 'the server follows the subscription');
+  return subscription;
+}
+
+function connect(url: string, token?: string): LiveClient {
+  const client = liveClient(url, token);
+  clients.push(client);
+  return client;
+}
+
+/** Uploads readings (mg/dL, one every five minutes) into a new continuous dataset. */
+async function uploadReadings(account: TestAccount, mgdl: number[]): Promise<void> {
+  const opened = await call(app.url, `/v1/users/${account.userid}/datasets`, {
+    token: account.token,
+    json: { dataSetType: 'continuous' },
+  });
+  expect(opened.status).toBe(201);
+  // The newest at :55 of the hour before this one, so a day of readings fills whole hours (the period's unit).
+  const newest = Math.floor(Date.now() / HOUR) * HOUR - FIVE_MINUTES;
+  const records = mgdl.map((value, index) => ({
+    type: 'cbg',
+    time: new Date(newest - (mgdl.length - 1 - index) * FIVE_MINUTES).toISOString(),
+    value,
+    units: 'mg/dL',
+    sampleInterval: FIVE_MINUTES,
+  }));
+  const added = await call(app.url, `/v1/datasets/${opened.body.data.id}/data`, {
+    token: account.token,
+    json: records,
+  });
+  expect(added.status).toBe(200);
+}
+
+const USER_UPDATES = `subscription ($userId: ID!) {
+  glucoseSummaryUpdated(userId: $userId) {
+    userId kind
+    glucoseSummary(period: ONE_DAY) { cgm { period { totalRecords averageGlucoseMmol timeInTargetPercent } } }
+  } }`;
+
+const CLINIC_UPDATES = `subscription ($clinicId: ID!) {
+  clinicPatientSummaryUpdated(clinicId: $clinicId) {
+    clinicId userId kind
+    patient { fullName glucoseSummary(period: ONE_DAY) { cgm { period { totalRecords averageGlucoseMmol } } } }
+  } }`;
+
+/** Plain arithmetic: the mean of mg/dL readings in mmol/L, each rounded to five decimals as stored. */
+const meanMmol = (mgdl: number[]) =>
+  mgdl.map((value) => Math.round((value / MGDL_PER_MMOL) * 1e5) / 1e5).reduce((sum, value) => sum + value, 0) /
+  mgdl.length;
+
+describe('glucoseSummaryUpdated', () => {
+  it('pushes the new summary to a dashboard on another instance than the upload', async () => {
+    const patient = await signUp(app, 'patient');
+    const dashboard = await following(connect(secondUrl, patient.token), USER_UPDATES, { userId: patient.userid });
+    // A day of readings (CGM worn all day, so the time-in-range shares are kept): 180 of them in range.
+    const readings = Array.from({ length: 288 }, (_, index) =>
+      index % 8 < 5 ? 100 + (index % 50) : 200 + (index % 7),
+    );
+    await uploadReadings(patient, readings);
+    const { data, errors } = await dashboard.next();
+    expect(errors).toBeUndefined();
+    const update = data!.glucoseSummaryUpdated;
+    expect(update).toMatchObject({ userId: patient.userid, kind: 'CGM' });
+    const period = update.glucoseSummary.cgm.period;
+    expect(period.totalRecords).toBe(readings.length);
+    expect(period.averageGlucoseMmol).toBeCloseTo(meanMmol(readings), 8);
+    expect(period.timeInTargetPercent).toBeCloseTo(readings.filter((mgdl) => mgdl <= 180).length / 288, 10);
+    const serving = await liveCount();
+    await dashboard.stop();
+    // The server lets go of a subscription the client completes.
+    await eventually(async () => (await liveCount()) === serving - 1, 'the server stops following it');
+  });
+
+  it('refuses to follow an account the caller may not read (FORBIDDEN), and lets it once shared', async () => {
+    const [patient, stranger] = await Promise.all([signUp(app, 'patient'), signUp(app, 'stranger')]);
+    const live = connect(app.url, stranger.token);
+    const refused = await live.subscribe(USER_UPDATES, { userId: patient.userid }).next();
+    expect(refused.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    const shared = await call(app.url, `/access/${patient.userid}/${stranger.userid}`, {
+      method: 'POST',
+      token: patient.token,
+      json: { view: {} },
+    });
+    expect(shared.status).toBe(200);
+    const dashboard = await following(live, USER_UPDATES, { userId: patient.userid });
+    await uploadReadings(patient, [180]);
+    const { data } = await dashboard.next();
+    expect(data!.glucoseSummaryUpdated.glucoseSummary.cgm.period.totalRecords).toBe(1);
+    await dashboard.stop();
+  });
+});
+
+describe('clinicPatientSummaryUpdated', () => {
+  it('pushes changes of the clinic’s patients to its clinicians, and only theirs', async () => {
+    const server = (
+      await call(app.url, '/auth/serverlogin', {
+        method: 'POST',
+        headers: { 'x-tidepool-server-name': 'tests', 'x-tidepool-server-secret': app.serverSecret },
+      })
+    ).headers.get('x-tidepool-session-token')!;
+    const [admin, member, patient, other] = await Promise.all(
+      ['admin', 'member', 'patient', 'other'].map((name) => signUp(app, name)),
+    );
+    const clinic = await newClinic(app, admin);
+    await addClinician(app, server, clinic.id, member, ['CLINIC_MEMBER']);
+    const sent = await call(app.url, `/confirm/send/invite/${patient.userid}/clinic`, {
+      token: patient.token,
+      json: { shareCode: clinic.shareCode, permissions: { view: {} } },
+    });
+    const accepted = await call(app.url, `/v1/clinics/${clinic.id}/invites/patients/${sent.body.key}`, {
+      method: 'PUT',
+      token: admin.token,
+      json: { fullName: 'Live Patient', birthDate: '1990-01-01' },
+    });
+    expect(accepted.status).toBe(200);
+
+    const outsider = await connect(secondUrl, other.token).subscribe(CLINIC_UPDATES, { clinicId: clinic.id }).next();
+    expect(outsider.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+
+    const dashboard = await following(connect(secondUrl, member.token), CLINIC_UPDATES, { clinicId: clinic.id });
+    // A user outside the clinic uploads first: its change must not reach the clinic.
+    await uploadReadings(other, [100, 100]);
+    await uploadReadings(patient, [100, 120, 140]);
+    const { data, errors } = await dashboard.next();
+    expect(errors).toBeUndefined();
+    expect(data!.clinicPatientSummaryUpdated).toMatchObject({
+      clinicId: clinic.id,
+      userId: patient.userid,
+      kind: 'CGM',
+    });
+    const { patient: record } = data!.clinicPatientSummaryUpdated;
+    expect(record.fullName).toBe('Live Patient');
+    expect(record.glucoseSummary.cgm.period.totalRecords).toBe(3);
+    expect(record.glucoseSummary.cgm.period.averageGlucoseMmol).toBeCloseTo(meanMmol([100, 120, 140]), 8);
+    await dashboard.stop();
+  });
+});
+
+describe('the WebSocket transport', () => {
+  it('closes a connection without a usable token with 4401', async () => {
+    expect(await connect(app.url).closed).toMatchObject({ code: 4401 });
+    expect(await connect(app.url, 'not-a-token').closed).toMatchObject({ code: 4401 });
+  });
+
+  it('closes the connection (4401) when its token expires', async () => {
+    const account = await signUp(app, 'expiring');
+    const key = await realmSigningKey(app, 'dev1');
+    const now = Math.floor(Date.now() / 1000);
+    const token = await signAccessToken(key, {
+      iss: `${app.url}/realms/dev1`,
+      sub: account.userid,
+      sid: 'live-session',
+      exp: now + 2,
+    });
+    const live = connect(app.url, token);
+    const subscription = live.subscribe(USER_UPDATES, { userId: account.userid });
+    expect(await live.closed).toEqual({ code: 4401, reason: 'Token expired' });
+    await expect(subscription.next()).rejects.toBeDefined();
+  });
+
+  it('serves only subscriptions, within the limits of POST /graphql', async () => {
+    const account = await signUp(app, 'limits');
+    const live = connect(app.url, account.token);
+    const query = await live.subscribe('{ me { userId } }').next();
+    expect(query.errors?.[0]).toMatchObject({ extensions: { code: 'BAD_REQUEST' } });
+    expect(query.errors?.[0]?.message).toMatch(/POST \/graphql/);
+    const unknown = await live.subscribe('subscription { nothingHere }').next();
+    expect(unknown.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    const two = await live
+      .subscribe(
+        `subscription { a: glucoseSummaryUpdated(userId: "x") { kind } b: glucoseSummaryUpdated(userId: "y") { kind } }`,
+      )
+      .next();
+    expect(two.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    const long = await live
+      .subscribe(`subscription { glucoseSummaryUpdated(userId: "x") { ${'kind '.repeat(2_500)} } }`)
+      .next();
+    expect(long.errors?.[0]?.extensions?.code).toBe('QUERY_TOO_COMPLEX');
+  });
+
+  it('holds at most 20 subscriptions per connection', async () => {
+    const account = await signUp(app, 'many');
+    const live = connect(app.url, account.token);
+    const subscriptions = Array.from({ length: 20 }, () => live.subscribe(USER_UPDATES, { userId: account.userid }));
+    const extra = await live.subscribe(USER_UPDATES, { userId: account.userid }).next();
+    expect(extra.errors?.[0]?.message).toMatch(/At most 20 subscriptions/);
+    await Promise.all(subscriptions.map((subscription) => subscription.stop()));
+  });
+});

@@ -22,6 +22,7 @@ async function main(): Promise<void> {
   const secret =
     config.serverSecret ?? (fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')).serverSecret : undefined);
   if (!secret) throw new ConfigError(`no SERVER_SECRET and no ${file}: start the service first, or set SERVER_SECRET`);
+  await assertReachable(base);
   const bar = new SingleBar(
     { format: 'seeding {bar} {value}/{total} patients | {eta_formatted} left' },
     Presets.shades_classic,
@@ -35,6 +36,15 @@ async function main(): Promise<void> {
     onPatient: () => bar.increment(),
   }).finally(() => bar.stop());
   process.stdout.write(demoSummary(clinic, count));
+}
+
+/** Says what to do when nothing answers at `base`, instead of the HTTP client's bare "fetch failed". */
+async function assertReachable(base: string): Promise<void> {
+  try {
+    await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(5_000) });
+  } catch {
+    throw new ConfigError(`nothing answers at ${base}: start the service (npm start) first, or set SEED_URL`);
+  }
 }
 
 main().catch((error: unknown) => {

@@ -6,3 +6,10 @@ export function hexId(length: number): string {
     .toString('hex')
     .slice(0, length);
 }
+
+/** `count` random hex ids of `length`, from one draw of randomness (bulk inserts make thousands). */
+export function hexIds(count: number, length: number): string[] {
+  const width = Math.ceil(length / 2) * 2;
+  const hex = randomBytes((width / 2) * count).toString('hex');
+  return Array.from({ length: count }, (_, index) => hex.slice(index * width, index * width + length));
+}

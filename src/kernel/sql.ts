@@ -61,6 +61,9 @@ export async function countsByUser(
   return userIds.map((id) => counts.get(id) ?? 0);
 }
 
+/** Characters a quoted array element escapes with a backslash. */
+const ESCAPED_IN_ARRAYS = /["\\]/;
+
 /**
  * A PostgreSQL array literal (`{"a","b",NULL}`) of `values`, passed as one parameter and cast
  * in the SQL (`?::text[]`): the driver layer expands a JavaScript array into a list of
@@ -72,8 +75,9 @@ export function arrayLiteral(values: readonly (string | number | boolean | Date 
   const element = (value: string | number | boolean | Date | null) => {
     if (value === null) return 'NULL';
     if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-    const text = value instanceof Date ? value.toISOString() : value;
-    return `"${text.replace(/["\\]/g, '\\$&')}"`;
+    // ISO 8601 holds none of the characters an unquoted element must not contain.
+    if (value instanceof Date) return value.toISOString();
+    return ESCAPED_IN_ARRAYS.test(value) ? `"${value.replace(/["\\]/g, '\\$&')}"` : `"${value}"`;
   };
   return `{${values.map(element).join(',')}}`;
 }

@@ -1,4 +1,5 @@
-import { MikroORM, type Options } from '@mikro-orm/postgresql';
+import { MikroORM, type EntityManager, type Options } from '@mikro-orm/postgresql';
+import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import { Migrator } from '@mikro-orm/migrations';
 import { migrations } from '../../../migrations';
 import { invalid } from '../../kernel/errors';
@@ -57,4 +58,23 @@ export async function migrate(orm: Orm): Promise<string[]> {
 /** SQL needed to bring the database to the entities' shape: empty when migrations match the code. */
 export async function schemaDrift(orm: Orm): Promise<string> {
   return (await orm.schema.getUpdateSchemaSQL({ wrap: false })).trim();
+}
+
+/**
+ * Runs `sql` with `$1`, `$2`… parameters bound by the driver, inside `em`'s transaction when it
+ * has one, counted like every other statement. MikroORM's `execute` inlines each parameter into
+ * the SQL text (escaping it on the client, then PostgreSQL parses it back): for bulk writes of
+ * large arrays that cost as much as the insert. MikroORM 7 runs on Kysely, and its transaction
+ * context is a Kysely transaction; orm.test.ts fails if an upgrade changes that.
+ */
+export async function executeBound(
+  em: EntityManager,
+  sql: string,
+  params: readonly unknown[],
+): Promise<{ rows: Record<string, unknown>[]; affectedRows: number }> {
+  countStatement(sql, params);
+  const runner: Kysely<unknown> | Transaction<unknown> =
+    em.getTransactionContext<Transaction<unknown>>() ?? em.getConnection().getClient<unknown>();
+  const result = await runner.executeQuery<Record<string, unknown>>(CompiledQuery.raw(sql, [...params]));
+  return { rows: result.rows, affectedRows: Number(result.numAffectedRows ?? 0) };
 }

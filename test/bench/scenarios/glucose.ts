@@ -3,6 +3,7 @@ import pg from 'pg';
 import { BENCH_SECONDS, type Measurement } from '../harness';
 import type { BenchEnvironment } from '../setup';
 import { signUpUser } from './seed';
+import { liveClient } from '../../support/live';
 
 const RECORDS_PER_REQUEST = 1000;
 const CONNECTIONS = 4;
@@ -130,11 +131,74 @@ export async function glucoseScenarios(env: BenchEnvironment): Promise<Measureme
     const perMillion = (Number(size.rows[0]!.bytes) / Number(size.rows[0]!.rows)) * 1e6;
     uploaded.notes += `; ${(perMillion / 2 ** 20).toFixed(0)} MiB per million readings (table and indexes)`;
 
-    return [floor, uploaded, await uploadToSummary(env, headers, await openDataset({ dataSetType: 'continuous' }))];
+    const summarised = await uploadToSummary(env, headers, await openDataset({ dataSetType: 'continuous' }));
+    const live = await uploadToDashboard(env);
+    return [floor, uploaded, summarised, live];
   } finally {
     await pool.end();
     await client.end();
   }
+}
+
+/** A day of readings ending at the current 5 minutes, `shift` ms earlier (so each upload adds new records). */
+const recentDay = (shift: number) => {
+  const start = Math.floor(Date.now() / FIVE_MINUTES) * FIVE_MINUTES - 288 * FIVE_MINUTES - shift;
+  return Array.from({ length: 288 }, (_, index) => reading(index, start));
+};
+
+/**
+ * From an upload's response to a dashboard subscribed to the uploader's summary (graphql-ws)
+ * receiving the new numbers: the path a clinic's live view takes.
+ */
+async function uploadToDashboard(env: BenchEnvironment): Promise<Measurement> {
+  // A user of its own: access tokens live 5 minutes, and the scenarios before took longer.
+  const user = await signUpUser(env, 'live');
+  const opened = await fetch(`${env.app.url}/v1/users/${user.userid}/datasets`, {
+    method: 'POST',
+    headers: { 'x-tidepool-session-token': user.token, 'content-type': 'application/json' },
+    body: JSON.stringify({ dataSetType: 'continuous' }),
+  });
+  if (opened.status !== 201) throw new Error(`dataset answered ${opened.status}`);
+  const datasetId = ((await opened.json()) as { data: { id: string } }).data.id;
+  const dashboard = liveClient(env.app.url, user.token);
+  const updates = dashboard.subscribe(
+    'subscription ($userId: ID!) { glucoseSummaryUpdated(userId: $userId) { glucoseSummary(period: ONE_DAY) { cgm { dates { lastData } } } } }',
+    { userId: user.userid },
+  );
+  const latencies: number[] = [];
+  try {
+    // The first upload also waits for the subscription to be in place; it is not counted.
+    for (let upload = 0; upload <= 10; upload += 1) {
+      const records = recentDay(upload * 1000);
+      const response = await fetch(`${env.app.url}/v1/datasets/${datasetId}/data`, {
+        method: 'POST',
+        headers: { 'x-tidepool-session-token': user.token, 'content-type': 'application/json' },
+        body: JSON.stringify(records),
+      });
+      if (response.status !== 200) throw new Error(`data answered ${response.status}`);
+      const answered = performance.now();
+      const newest = records.at(-1)!.time;
+      for (;;) {
+        const { data, errors } = await updates.next();
+        if (errors) throw new Error(`the subscription answered ${JSON.stringify(errors)}`);
+        if (data!.glucoseSummaryUpdated.glucoseSummary?.cgm?.dates.lastData === newest) break;
+      }
+      if (upload > 0) latencies.push(performance.now() - answered);
+    }
+  } finally {
+    await updates.stop();
+    await dashboard.dispose();
+  }
+  latencies.sort((a, b) => a - b);
+  const p50 = latencies[Math.floor(latencies.length / 2)]!;
+  return {
+    name: 'upload response → subscribed dashboard receives it',
+    requestsPerSecond: 1000 / p50,
+    p50,
+    p99: latencies.at(-1)!,
+    errors: 0,
+    notes: `${latencies.length} uploads of 288 readings, dashboard on graphql-ws; target p50 < 1000 ms`,
+  };
 }
 
 /**

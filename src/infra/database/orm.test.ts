@@ -1,0 +1,54 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/database';
+import { entities } from '../../entities';
+import { requestScope } from '../logger';
+import { executeBound, openDatabase, type Orm } from './orm';
+
+/**
+ * executeBound reaches past MikroORM to the Kysely transaction under it: these tests fail if a
+ * MikroORM or Kysely upgrade moves that.
+ */
+let database: TestDatabase;
+let orm: Orm;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  orm = await openDatabase(database.url, entities, 2);
+  await orm.em.fork().execute('create table bound_probe (name text not null)');
+});
+afterAll(async () => {
+  await orm?.close();
+  await database?.release();
+});
+
+describe('executeBound', () => {
+  it('runs inside the entity manager’s transaction, rolled back with it', async () => {
+    await expect(
+      orm.em.fork().transactional(async (tx) => {
+        await executeBound(tx, 'insert into bound_probe (name) values ($1)', ['rolled back']);
+        const [seen] = await tx.execute<{ n: number }[]>('select count(*)::int as n from bound_probe');
+        expect(seen!.n).toBe(1);
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    expect(await database.query('select count(*)::int as n from bound_probe')).toEqual([{ n: 0 }]);
+  });
+
+  it('binds parameters as values (quotes and array literals arrive intact) and reports affected rows', async () => {
+    const names = ['O’Brien', "it's", '{"a":1}', 'back\\slash'];
+    const { affectedRows } = await executeBound(
+      orm.em.fork(),
+      'insert into bound_probe (name) select * from unnest($1::text[])',
+      [`{${names.map((name) => `"${name.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',')}}`],
+    );
+    expect(affectedRows).toBe(4);
+    const rows = await database.query('select name from bound_probe order by name');
+    expect(rows.map((row) => row.name).sort()).toEqual([...names].sort());
+  });
+
+  it('counts its statement for the request', async () => {
+    const scope = { requestId: 'probe', sqlStatements: 0 };
+    await requestScope.run(scope, () => executeBound(orm.em.fork(), 'select $1::int as one', [1]));
+    expect(scope.sqlStatements).toBe(1);
+  });
+});

@@ -99,7 +99,8 @@ export async function createApp({
   );
   app.use(healthRouter(orm, objectStore));
   app.use(uploadInfoRouter());
-  app.get('/metrics', metricsEndpoint(config));
+  // With METRICS_PORT the service's own port has no /metrics (src/service.ts serves it there).
+  if (config.metricsPort === undefined) app.get('/metrics', metricsEndpoint(config));
   app.use('/realms', realms.router(realmRoutes(services, config, logger)));
 
   const multipart = graphqlMultipart(graphqlError);

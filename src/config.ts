@@ -52,6 +52,8 @@ export interface Config {
   uploadTimeoutSeconds: number;
   /** Bearer token `GET /metrics` requires; without it, /metrics is served outside production only. */
   metricsToken: string | undefined;
+  /** Serve /metrics on this port (0: any free one) instead of the public one. */
+  metricsPort: number | undefined;
   /** Serve the GraphiQL playground at `GET /graphql` to browsers, with its public sign-in client. */
   graphqlPlayground: boolean;
 }
@@ -157,6 +159,7 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     uploadTimeoutSeconds: integer(env, 'UPLOAD_TIMEOUT_SECONDS', 3600, 1, 24 * 3600),
     metricsToken: secret(env, 'METRICS_TOKEN'),
+    metricsPort: text(env, 'METRICS_PORT') === undefined ? undefined : integer(env, 'METRICS_PORT', 0, 0, 65_535),
     graphqlPlayground: text(env, 'GRAPHQL_PLAYGROUND') === undefined ? !production : flag(env, 'GRAPHQL_PLAYGROUND'),
   };
 }

@@ -1,10 +1,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
+import express from 'express';
 import { createApp } from './app';
+import { metricsEndpoint } from './http/metrics';
 import type { Config } from './config';
 import { entities } from './entities';
-import { migrate, openDatabase, type Orm } from './infra/database/orm';
+import { meterDatabasePool, migrate, openDatabase, type Orm } from './infra/database/orm';
 import { resolvePostgres, type PostgresServer } from './infra/database/postgres-server';
 import type { Logger } from './infra/logger';
 import { createObjectStore } from './infra/object-store';
@@ -12,11 +14,27 @@ import { loadSecrets, type Secrets } from './infra/secrets';
 
 export interface RunningService {
   url: string;
+  /** Where /metrics is served when METRICS_PORT is set. */
+  metricsUrl: string | undefined;
   database: PostgresServer;
   orm: Orm;
   secrets: Secrets;
   /** Stops accepting connections, lets in-flight requests finish, then closes the pool. */
   close(): Promise<void>;
+}
+
+/** /metrics alone on METRICS_PORT, for Prometheus on the operator's network. */
+async function metricsServer(config: Config): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer(express().get('/metrics', metricsEndpoint(config, { privatePort: true })));
+  const address = await listen(server, config.metricsPort!, config.host);
+  return {
+    url: `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}/metrics`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }
 
 function listen(server: http.Server, port: number, host: string): Promise<AddressInfo> {
@@ -49,6 +67,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   const applied = await migrate(orm);
   if (applied.length) logger.info({ migrations: applied }, 'applied database migrations');
   const objectStore = createObjectStore(config);
+  const unmeterPool = await meterDatabasePool(orm);
 
   // Listening comes first because issuers derive from the bound port; until the app is built,
   // requests get a prompt 503 instead of waiting unanswered.
@@ -66,11 +85,13 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   const app = await createApp({ config, logger, orm, objectStore, baseUrl: url, secrets }).catch(async (error) => {
     // A start-up refused (e.g. a DEV_CLIENT_SECRET that contradicts the stored one) leaves nothing open.
     await new Promise((resolve) => server.close(resolve));
+    unmeterPool();
     await orm.close();
     await database.stop();
     throw error;
   });
   handler = app.handler;
+  const metrics = config.metricsPort === undefined ? undefined : await metricsServer(config);
   upgrade = (req, socket, head) => app.websocket.upgrade(req, socket, head);
 
   let closing: Promise<void> | undefined;
@@ -84,14 +105,15 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       // close those as they come, or shutdown would wait for each client to hang up.
       const idle = setInterval(() => server.closeIdleConnections(), 100);
       const deadline = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs).unref();
-      await Promise.all([drained, liveClosed]);
+      await Promise.all([drained, liveClosed, metrics?.close()]);
       clearInterval(idle);
       clearTimeout(deadline);
       await app.close();
+      unmeterPool();
       await orm.close();
       await database.stop();
     })();
     return closing;
   };
-  return { url, database, orm, secrets, close };
+  return { url, metricsUrl: metrics?.url, database, orm, secrets, close };
 }

@@ -6,6 +6,7 @@ import {
 } from '@apollo/server/plugin/disabled';
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from '../infra/logger';
+import { boundedLabel, graphqlOperations } from '../infra/metrics';
 import type { Scope } from '../kernel/scope';
 import { formatError, isUnexpected } from './errors';
 import { requestLimits } from './cost';
@@ -22,6 +23,30 @@ function logUnexpectedErrors(logger: Logger): ApolloServerPlugin<Scope> {
             if (isUnexpected(error))
               logger.error({ err: error.originalError ?? error, path: error.path }, 'graphql resolver failed');
           }
+        },
+      };
+    },
+  };
+}
+
+/** Operation names are the client's choice: a bounded label set keeps /metrics from growing without end. */
+const operationLabel = boundedLabel(200);
+const OPERATION_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+
+/** Counts operations by name, type and outcome at /metrics. */
+function countOperations(): ApolloServerPlugin<Scope> {
+  return {
+    async requestDidStart() {
+      return {
+        async willSendResponse({ operationName, operation, response, errors }) {
+          const failed =
+            Boolean(errors?.length) || (response.body.kind === 'single' && Boolean(response.body.singleResult.errors));
+          graphqlOperations.inc({
+            operation:
+              operationName && OPERATION_NAME.test(operationName) ? operationLabel(operationName) : 'anonymous',
+            type: operation?.operation ?? 'unknown',
+            outcome: failed ? 'error' : 'ok',
+          });
         },
       };
     },
@@ -45,6 +70,7 @@ export function createApolloServer(schema: GraphQLSchema, logger: Logger): Apoll
     // No HTTP caching of per-user data, and no per-field instrumentation cost for it.
     plugins: [
       logUnexpectedErrors(logger),
+      countOperations(),
       requestLimits(),
       ApolloServerPluginLandingPageDisabled(),
       ApolloServerPluginCacheControlDisabled(),

@@ -13,8 +13,12 @@ afterAll(() => {
   }
 });
 
-async function scrape(config: Pick<Config, 'nodeEnv' | 'metricsToken'>, authorization?: string) {
-  const app = express().get('/metrics', metricsEndpoint(config));
+async function scrape(
+  config: Pick<Config, 'nodeEnv' | 'metricsToken'>,
+  authorization?: string,
+  options: { privatePort?: boolean } = {},
+) {
+  const app = express().get('/metrics', metricsEndpoint(config, options));
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   servers.push(server);
@@ -39,5 +43,10 @@ describe('GET /metrics', () => {
       expect(reply.status).toBe(200);
       expect(await reply.text()).toContain('islet_login_failures_total');
     }
+  });
+
+  it('is open on METRICS_PORT in production, where only the operator’s network reaches', async () => {
+    const reply = await scrape({ nodeEnv: 'production', metricsToken: undefined }, undefined, { privatePort: true });
+    expect(reply.status).toBe(200);
   });
 });

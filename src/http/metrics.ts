@@ -14,11 +14,15 @@ function bearerMatches(req: Request, token: string): boolean {
 /**
  * `GET /metrics` in Prometheus text format. With METRICS_TOKEN set it answers only
  * `Authorization: Bearer <METRICS_TOKEN>`; without it, only outside production (where it does
- * not exist, as far as callers can tell).
+ * not exist, as far as callers can tell) or on METRICS_PORT (`privatePort`), which only the
+ * operator's network reaches.
  */
-export function metricsEndpoint(config: Pick<Config, 'nodeEnv' | 'metricsToken'>): RequestHandler {
+export function metricsEndpoint(
+  config: Pick<Config, 'nodeEnv' | 'metricsToken'>,
+  { privatePort = false }: { privatePort?: boolean } = {},
+): RequestHandler {
   return async (req: Request, res: Response) => {
-    if (config.metricsToken === undefined && config.nodeEnv === 'production') {
+    if (config.metricsToken === undefined && config.nodeEnv === 'production' && !privatePort) {
       res.status(404).json(errorBody(404, `No route for ${req.method} ${req.path}`));
       return;
     }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import { requestScope, type Logger } from '../infra/logger';
+import { httpRequestDuration, httpRequests } from '../infra/metrics';
 
 const INCOMING_ID = /^[\w.:-]{1,128}$/;
 
@@ -11,6 +12,20 @@ const INCOMING_ID = /^[\w.:-]{1,128}$/;
 export function requestedPath(req: Request): string {
   const queryStart = req.originalUrl.indexOf('?');
   return queryStart === -1 ? req.originalUrl : req.originalUrl.slice(0, queryStart);
+}
+
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/**
+ * The route a request matched, as a template (`/v1/users/:userId/datasets`), for metrics: raw
+ * paths carry ids and would make a label per user. Mounted apps without routes of their own
+ * (/graphql, a realm's provider) count under their mount; nothing matched is `unmatched`.
+ */
+export function routeTemplate(req: Request): string {
+  const mount = req.baseUrl.replace(/^\/realms\/[^/]+/, '/realms/:realm');
+  const route = (req.route as { path?: unknown } | undefined)?.path;
+  if (typeof route === 'string') return `${mount}${route}`;
+  return mount || 'unmatched';
 }
 
 /**
@@ -38,6 +53,10 @@ export function requestContext(logger: Logger, exposeStatementCount: boolean) {
     }
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const route = routeTemplate(req);
+      const method = METHODS.has(req.method) ? req.method : 'other';
+      httpRequests.inc({ route, method, status: String(res.statusCode) });
+      httpRequestDuration.observe({ route, method }, ms / 1000);
       requestScope.run(scope, () =>
         logger.info(
           {

@@ -1,4 +1,4 @@
-import { Counter, Gauge, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /**
  * The service's one Prometheus registry and its metrics, served at `GET /metrics`. Labels
@@ -33,3 +33,103 @@ export const liveSubscriptions = new Gauge<'topic'>({
   labelNames: ['topic'],
   registers: [registry],
 });
+
+// Process metrics (CPU, memory, handles, GC) and the event loop's lag, under the service's prefix.
+collectDefaultMetrics({ register: registry, prefix: 'islet_' });
+
+export const httpRequests = new Counter<'route' | 'method' | 'status'>({
+  name: 'islet_http_requests_total',
+  help: 'HTTP requests by route template (never the raw path), method and status.',
+  labelNames: ['route', 'method', 'status'],
+  registers: [registry],
+});
+
+export const httpRequestDuration = new Histogram<'route' | 'method'>({
+  name: 'islet_http_request_duration_seconds',
+  help: 'How long HTTP requests took, by route template and method.',
+  labelNames: ['route', 'method'],
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  registers: [registry],
+});
+
+export const graphqlOperations = new Counter<'operation' | 'type' | 'outcome'>({
+  name: 'islet_graphql_operations_total',
+  help: 'GraphQL operations by name (the first 200 names seen; later ones count as "other"), type and outcome (ok or error).',
+  labelNames: ['operation', 'type', 'outcome'],
+  registers: [registry],
+});
+
+export const tokenGrants = new Counter<'realm' | 'grant_type' | 'outcome'>({
+  name: 'islet_token_grants_total',
+  help: 'Token endpoint requests by realm, grant type and outcome (success or the OAuth error code).',
+  labelNames: ['realm', 'grant_type', 'outcome'],
+  registers: [registry],
+});
+
+export const objectStoreCalls = new Counter<'operation' | 'outcome'>({
+  name: 'islet_object_store_calls_total',
+  help: 'Object store calls by operation and outcome (ok or error).',
+  labelNames: ['operation', 'outcome'],
+  registers: [registry],
+});
+
+export const objectStoreBytes = new Counter<'direction'>({
+  name: 'islet_object_store_bytes_total',
+  help: 'Bytes written to (in) and read from (out) the object store.',
+  labelNames: ['direction'],
+  registers: [registry],
+});
+
+export const glucoseReadingsIngested = new Counter({
+  name: 'islet_glucose_readings_ingested_total',
+  help: 'Glucose readings stored by uploads (duplicates the deduplicator dropped not counted).',
+  registers: [registry],
+});
+
+export const glucoseSummaryLag = new Histogram({
+  name: 'islet_glucose_summary_lag_seconds',
+  help: 'From the upload that made a summary outdated to the summary brought up to date.',
+  buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300],
+  registers: [registry],
+});
+
+/** The database pools of this process (a test runs several services in one). */
+const pools = new Set<{ totalCount: number; idleCount: number; waitingCount: number }>();
+
+/** Pool connections: open, in use and requests waiting for one. */
+export const databasePoolConnections = new Gauge<'state'>({
+  name: 'islet_database_pool_connections',
+  help: 'Database pool connections: open (total), in use, and requests waiting for one.',
+  labelNames: ['state'],
+  registers: [registry],
+  collect() {
+    let total = 0;
+    let idle = 0;
+    let waiting = 0;
+    for (const pool of pools) {
+      total += pool.totalCount;
+      idle += pool.idleCount;
+      waiting += pool.waitingCount;
+    }
+    this.set({ state: 'total' }, total);
+    this.set({ state: 'in_use' }, total - idle);
+    this.set({ state: 'waiting' }, waiting);
+  },
+});
+
+/** Counts `pool` in the pool gauge until the returned function is called (when it closes). */
+export function meterPool(pool: { totalCount: number; idleCount: number; waitingCount: number }): () => void {
+  pools.add(pool);
+  return () => pools.delete(pool);
+}
+
+/** A label value from a bounded set: the first `max` distinct values seen, then "other". */
+export function boundedLabel(max: number): (value: string) => string {
+  const seen = new Set<string>();
+  return (value) => {
+    if (seen.has(value)) return value;
+    if (seen.size >= max) return 'other';
+    seen.add(value);
+    return value;
+  };
+}

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { loadConfig, type S3Settings } from '../../src/config';
 import { createObjectStore } from '../../src/infra/object-store';
 import { FilesystemStore } from '../../src/infra/object-store/filesystem-store';
+import { MeteredStore } from '../../src/infra/object-store/metered-store';
 import { ObjectDigestMismatchError, ObjectStoreUnavailableError } from '../../src/infra/object-store/object-store';
 import { S3Store, createMinioClient } from '../../src/infra/object-store/s3-store';
 import { describeWithS3 } from '../support/describe-with-s3';
@@ -80,7 +81,7 @@ describe('FilesystemStore durability', () => {
 });
 
 describe('createObjectStore', () => {
-  it('returns the S3 store when S3_ENDPOINT is set, else the filesystem store, without any I/O', () => {
+  it('returns the S3 store when S3_ENDPOINT is set, else the filesystem store, metered, without any I/O', () => {
     const s3 = createObjectStore(
       loadConfig({
         NODE_ENV: 'test',
@@ -91,11 +92,12 @@ describe('createObjectStore', () => {
         S3_BUCKET: 'islet-blobs',
       }),
     );
-    expect(s3).toBeInstanceOf(S3Store);
+    expect(s3).toBeInstanceOf(MeteredStore);
+    expect((s3 as MeteredStore).driver).toBeInstanceOf(S3Store);
     expect(s3.kind).toBe('s3');
-    (s3 as S3Store).close();
+    ((s3 as MeteredStore).driver as S3Store).close();
     const local = createObjectStore(loadConfig({ NODE_ENV: 'test', DATA_DIR: os.tmpdir() }));
-    expect(local).toBeInstanceOf(FilesystemStore);
+    expect((local as MeteredStore).driver).toBeInstanceOf(FilesystemStore);
     expect(local.kind).toBe('filesystem');
   });
 

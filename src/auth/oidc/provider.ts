@@ -2,6 +2,7 @@ import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-prov
 import type { Config } from '../../config';
 import type { Orm } from '../../infra/database/orm';
 import type { Logger } from '../../infra/logger';
+import { tokenGrants } from '../../infra/metrics';
 import type { AccountDirectory } from '../accounts';
 import { verifyClientSecret } from './client-secrets';
 import { CUSTOM_CLIENT_PROPERTIES, allowsLoopbackRedirect, realmRolesOf } from './clients';
@@ -207,6 +208,24 @@ export function createRealmProvider(options: RealmProviderOptions): Provider {
   return provider;
 }
 
+const GRANT_TYPES = new Set([
+  'authorization_code',
+  'refresh_token',
+  'client_credentials',
+  'password',
+  'urn:ietf:params:oauth:grant-type:token-exchange',
+]);
+
+/** A token request at /metrics: grant types outside the supported ones count as "other" (they are client input). */
+function countGrant(realm: string, ctx: KoaContextWithOIDC, outcome: string): void {
+  const grantType = (ctx.oidc?.params as { grant_type?: unknown } | undefined)?.grant_type;
+  tokenGrants.inc({
+    realm,
+    grant_type: typeof grantType === 'string' && GRANT_TYPES.has(grantType) ? grantType : 'other',
+    outcome: /^[a-z_]{1,40}$/.test(outcome) ? outcome : 'other',
+  });
+}
+
 function watchErrors(provider: Provider, realm: string, logger: Logger): void {
   provider.on('server_error', (ctx: KoaContextWithOIDC, error: Error) => {
     // Emitted while the answer is being built, before it is sent: a database outage is a 503
@@ -224,7 +243,9 @@ function watchErrors(provider: Provider, realm: string, logger: Logger): void {
     }
     logger.error({ err: error, realm, route: ctx.oidc?.route }, 'oidc provider failed');
   });
-  provider.on('grant.error', (_ctx: KoaContextWithOIDC, error: Error & { error_detail?: string }) => {
+  provider.on('grant.error', (ctx: KoaContextWithOIDC, error: Error & { error?: string; error_detail?: string }) => {
     logger.info({ realm, error: error.message, detail: error.error_detail }, 'token request refused');
+    countGrant(realm, ctx, typeof error.error === 'string' ? error.error : 'server_error');
   });
+  provider.on('grant.success', (ctx: KoaContextWithOIDC) => countGrant(realm, ctx, 'success'));
 }

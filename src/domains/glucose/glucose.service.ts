@@ -32,6 +32,7 @@ import { readRecords } from './record-body';
 import { KIND_OF, markOutdated, updateSummary } from './summary-store';
 import { announceSummaryChange } from './summary-feed';
 import { rowDate } from '../../kernel/sql';
+import { glucoseReadingsIngested } from '../../infra/metrics';
 
 /** DECISIONS.md: uploaders, custodians (and clinics holding either) write; any grant reads. */
 const MAY_UPLOAD: Requirement = ['upload', 'custodian'];
@@ -111,6 +112,7 @@ export class GlucoseService {
       if (active && count) await this.outdateFromDataset(tx, dataset.userId, datasetId);
       return count;
     });
+    glucoseReadingsIngested.inc(stored);
     if (active && stored) this.summaries.nudge();
     return stored;
   }

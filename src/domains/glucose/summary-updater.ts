@@ -3,6 +3,8 @@ import type { Logger } from 'pino';
 import type { SummaryKind } from './summary/buckets';
 import { announceSummaryChange } from './summary-feed';
 import { updateSummary } from './summary-store';
+import { rowDate } from '../../kernel/sql';
+import { glucoseSummaryLag } from '../../infra/metrics';
 
 /** How often outdated summaries are looked for besides the nudges uploads give (other instances' uploads). */
 const SWEEP_MS = 5_000;
@@ -68,12 +70,14 @@ export class SummaryUpdater {
 
   private async updateOne(): Promise<boolean> {
     return this.em().transactional(async (tx) => {
-      const [next] = await tx.execute<{ user_id: string; kind: SummaryKind }[]>(
-        `select user_id, kind from glucose_summaries where outdated_since is not null
+      const [next] = await tx.execute<{ user_id: string; kind: SummaryKind; outdated_since: unknown }[]>(
+        `select user_id, kind, outdated_since from glucose_summaries where outdated_since is not null
           order by outdated_since limit 1 for update skip locked`,
       );
       if (!next) return false;
       await updateSummary(tx, next.user_id, next.kind);
+      const outdatedSince = rowDate(next.outdated_since);
+      if (outdatedSince) glucoseSummaryLag.observe((Date.now() - outdatedSince.getTime()) / 1000);
       await announceSummaryChange(tx, { userId: next.user_id, kind: next.kind });
       return true;
     });

@@ -5,6 +5,7 @@ import { migrations } from '../../../migrations';
 import { invalid } from '../../kernel/errors';
 import { findNul } from '../../kernel/validation';
 import { requestScope } from '../logger';
+import { meterPool } from '../metrics';
 
 export type Orm = MikroORM;
 
@@ -77,4 +78,9 @@ export async function executeBound(
     em.getTransactionContext<Transaction<unknown>>() ?? em.getConnection().getClient<unknown>();
   const result = await runner.executeQuery<Record<string, unknown>>(CompiledQuery.raw(sql, [...params]));
   return { rows: result.rows, affectedRows: Number(result.numAffectedRows ?? 0) };
+}
+
+/** Shows the ORM's connection pool at /metrics (open, in use, waiting) until the returned function runs. */
+export async function meterDatabasePool(orm: Orm): Promise<() => void> {
+  return meterPool(await orm.em.getConnection().getNativeClient());
 }

@@ -76,7 +76,8 @@ const importBoundaries = [
             {
               regex:
                 '^(?:(\\.\\./)+graphql/(?!(?:connection|scalars|upload|live)$)|(\\.\\./)+http(/|$)|(\\.\\./)+rest-compat(/|$)|express$|@apollo/.*)',
-              message: transport.message + ' Types and resolvers may use src/graphql/{connection,scalars,upload,live} only.',
+              message:
+                transport.message + ' Types and resolvers may use src/graphql/{connection,scalars,upload,live} only.',
             },
             otherDomainEntity,
           ],

@@ -1,3 +1,5 @@
+import { Migration20261124210000_tide_indexes } from './Migration20261124210000_tide_indexes';
+import { Migration20261124200000_glucose_period_stats } from './Migration20261124200000_glucose_period_stats';
 import { Migration20261124190000_glucose_summaries } from './Migration20261124190000_glucose_summaries';
 import { Migration20261124183000_clinic_patient_indexes } from './Migration20261124183000_clinic_patient_indexes';
 import { Migration20261124180000_glucose_readings } from './Migration20261124180000_glucose_readings';
@@ -30,4 +32,6 @@ export const migrations: { name: string; class: MigrationClass }[] = [
   { name: 'Migration20261124180000_glucose_readings', class: Migration20261124180000_glucose_readings },
   { name: 'Migration20261124183000_clinic_patient_indexes', class: Migration20261124183000_clinic_patient_indexes },
   { name: 'Migration20261124190000_glucose_summaries', class: Migration20261124190000_glucose_summaries },
+  { name: 'Migration20261124200000_glucose_period_stats', class: Migration20261124200000_glucose_period_stats },
+  { name: 'Migration20261124210000_tide_indexes', class: Migration20261124210000_tide_indexes },
 ];

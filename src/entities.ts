@@ -6,6 +6,7 @@ import { ClinicianInviteSchema, ClinicianSchema } from './domains/clinics/clinic
 import { DatasetSchema } from './domains/glucose/dataset.entity';
 import { GlucoseReadingSchema } from './domains/glucose/glucose-reading.entity';
 import { GlucoseBucketSchema, GlucoseSummarySchema } from './domains/glucose/glucose-summary.entity';
+import { GlucosePeriodStatsSchema } from './domains/glucose/glucose-period-stats.entity';
 import { BlobSchema } from './domains/blobs/blob.entity';
 import { DeviceLogSchema } from './domains/device-logs/device-log.entity';
 import { PermissionGrantSchema } from './domains/permissions/permission-grant.entity';
@@ -22,6 +23,6 @@ export const entities = [
   ...[PermissionGrantSchema],
   ...[BlobSchema, DeviceLogSchema, PendingObjectSchema],
   ...[ClinicSchema, ClinicianSchema, ClinicianInviteSchema, ClinicPatientSchema, PatientTagSchema, PatientInviteSchema],
-  ...[DatasetSchema, GlucoseReadingSchema, GlucoseBucketSchema, GlucoseSummarySchema],
+  ...[DatasetSchema, GlucoseReadingSchema, GlucoseBucketSchema, GlucoseSummarySchema, GlucosePeriodStatsSchema],
   ...[OidcRecordSchema, RealmKeySchema, RevokedSessionSchema, LoginFailureSchema, IdentityLinkSchema],
 ];

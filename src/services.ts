@@ -27,6 +27,7 @@ import type { PatientAccounts } from './domains/clinics/patient-accounts';
 import { PatientInvitesService } from './domains/clinics/patient-invites.service';
 import { PatientTagsService } from './domains/clinics/patient-tags.service';
 import { PatientsService } from './domains/clinics/patients.service';
+import { TideService } from './domains/clinics/tide/tide.service';
 import { UsersService } from './domains/users/users.service';
 import type { Orm } from './infra/database/orm';
 import type { Logger } from './infra/logger';
@@ -66,6 +67,7 @@ export interface Services {
   patients: PatientsService;
   patientTags: PatientTagsService;
   patientInvites: PatientInvitesService;
+  tide: TideService;
   realms: Realms;
   verifier: TokenVerifier;
   revocations: SessionRevocations;
@@ -96,7 +98,9 @@ export async function createServices({
   const blobs = new BlobsService(access, owners, contents);
   const deviceLogs = new DeviceLogsService(access, owners, contents);
   const summaryUpdater = new SummaryUpdater(() => orm.em.fork(), logger);
-  const glucose = new GlucoseService(access, owners, summaryUpdater);
+  const glucose = new GlucoseService(access, owners, summaryUpdater, (scope, userId) =>
+    tide.userDataSources(scope, userId),
+  );
   const clinicAccounts: ClinicAccounts = {
     addresses: async (scope, userId) => {
       const [account] = await users.many(scope, [userId]);
@@ -118,6 +122,7 @@ export async function createServices({
   const patientTags = new PatientTagsService(clinics);
   const patients = new PatientsService(clinics, patientTags, patientAccounts, access);
   const patientInvites = new PatientInvitesService(clinics, patients);
+  const tide = new TideService(clinics);
   const lifecycle = new AccountLifecycleService(users, access, (em, custodianId, accountId) =>
     permissions.grantCustodianship(em, custodianId, accountId),
   );
@@ -191,6 +196,7 @@ export async function createServices({
     patients,
     patientTags,
     patientInvites,
+    tide,
     realms,
     verifier,
     revocations,

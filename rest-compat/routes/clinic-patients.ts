@@ -7,10 +7,20 @@ import type { RestRequest, RestRoute } from '../route';
 import { CLINIC_FIELDS, legacyClinic, offsetPaging } from './clinics';
 import { permissionSet } from './permissions';
 import { legacySummary, SUMMARY_ALIASES, SUMMARY_FIELDS } from '../patient-summary';
+import {
+  checkSummarySort,
+  isSummarySortField,
+  parseSummaryParameters,
+  type KindFilter,
+  type SummaryFilter,
+} from '../../src/domains/clinics/patient-filters';
+import { statColumn } from '../../src/domains/glucose/period-stats';
+import { SummaryPeriodValue } from '../../src/domains/glucose/glucose-summary.types';
+import { DATA_SOURCE_FIELDS, legacyDataSources } from './tide';
 
 /** A clinic patient's fields, asked under their GraphQL names. */
-const PATIENT_FIELDS =
-  'userId fullName birthDate email mrn tags { id } permissions reviews { clinicianId time } createdTime updatedTime';
+const PATIENT_FIELDS = `userId fullName birthDate email mrn tags { id } permissions reviews { clinicianId time }
+  dataSources { ${DATA_SOURCE_FIELDS} } createdTime updatedTime`;
 
 type PatientData = Record<string, unknown> & {
   userId: string;
@@ -21,11 +31,11 @@ type PatientData = Record<string, unknown> & {
 
 /**
  * A patient as Tidepool's clinic service serialises it: `fullName`, `birthDate`, `tags`,
- * `dataSources` and `reviews` always present (no data sources are linked here: null), other
+ * `dataSources` (null until the data-source service reports some) and `reviews` always present, other
  * fields left out when empty; permissions as a permission set; no provider connection requests.
  */
 function legacyPatient(value: unknown): Record<string, unknown> {
-  const { userId, tags, permissions, reviews, email, mrn, birthDate, ...fields } = value as PatientData;
+  const { userId, tags, permissions, reviews, email, mrn, birthDate, dataSources, ...fields } = value as PatientData;
   const summary = legacySummary(fields);
   const patient = Object.fromEntries(Object.entries(fields).filter(([name]) => !SUMMARY_ALIASES.includes(name)));
   return {
@@ -36,7 +46,7 @@ function legacyPatient(value: unknown): Record<string, unknown> {
     ...(mrn === null ? {} : { mrn }),
     tags: tags.map((tag) => tag.id),
     permissions: permissionSet(permissions),
-    dataSources: null,
+    dataSources: legacyDataSources(dataSources),
     reviews,
     connectionRequests: { abbott: [], dexcom: [], twiist: [] },
     ...(summary ? { summary } : {}),
@@ -68,14 +78,28 @@ function permissionNames(value: unknown, field = 'permissions'): string[] {
   return PERMISSION_NAME.values(names, field);
 }
 
-/** The summary filters and sorts come with glucose summaries: refused by name until then, never ignored. */
 const SUMMARY_PARAMETERS = ['sortType', 'period', 'offsetPeriods'];
-const SORT = /^[+ -](fullName|birthDate|lastReviewed)$/;
-const SORT_FIELDS: Record<string, string> = {
-  fullName: 'FULL_NAME',
-  birthDate: 'BIRTH_DATE',
-  lastReviewed: 'LAST_REVIEWED',
-};
+const SORT = /^[+ -]([A-Za-z]+)$/;
+const RECORD_SORTS = ['fullName', 'birthDate', 'lastReviewed'];
+/** A sort field's GraphQL enum value: `timeCGMUsePercent` → `TIME_CGM_USE_PERCENT`. */
+const sortEnum = (field: string) => statColumn(field).toUpperCase();
+const PERIOD_ENUM = Object.fromEntries(Object.entries(SummaryPeriodValue).map(([name, key]) => [key, name]));
+
+/** A kind's summary filter as the GraphQL `CgmPatientFilter`/`BgmPatientFilter`. */
+const kindVariables = (given: KindFilter | null | undefined) =>
+  given && {
+    ...given.statistics,
+    ...(given.lastDataFrom ? { lastDataFrom: given.lastDataFrom.toISOString() } : {}),
+    ...(given.lastDataTo ? { lastDataTo: given.lastDataTo.toISOString() } : {}),
+  };
+
+const summaryVariables = (filter: SummaryFilter | null) =>
+  filter && {
+    period: PERIOD_ENUM[filter.period!],
+    usePreviousPeriod: filter.previous,
+    cgm: kindVariables(filter.cgm),
+    bgm: kindVariables(filter.bgm),
+  };
 
 function one(query: Record<string, unknown>, name: string): string | undefined {
   const value = query[name];
@@ -85,19 +109,24 @@ function one(query: Record<string, unknown>, name: string): string | undefined {
 }
 
 function patientListVariables({ query }: RestRequest) {
-  const summary = Object.keys(query).find(
-    (name) => name.startsWith('cgm.') || name.startsWith('bgm.') || SUMMARY_PARAMETERS.includes(name),
+  const summary = parseSummaryParameters(
+    Object.fromEntries(
+      Object.keys(query)
+        .filter((name) => name.startsWith('cgm.') || name.startsWith('bgm.') || SUMMARY_PARAMETERS.includes(name))
+        .map((name) => [name, one(query, name)]),
+    ),
   );
-  if (summary !== undefined)
-    throw invalid(
-      `query parameter "${summary}" needs glucose summaries, which this service does not have yet`,
-      summary,
-    );
   // A `+` in a query string reads as a space: ` fullName` is `+fullName`.
   const sort = one(query, 'sort');
   const sorted = sort === undefined ? null : SORT.exec(sort);
-  if (sort !== undefined && !sorted)
-    throw invalid('sort must be + or - followed by fullName, birthDate or lastReviewed', 'sort');
+  const field = sorted?.[1];
+  if (sort !== undefined && !(field && (RECORD_SORTS.includes(field) || isSummarySortField(field))))
+    throw invalid(
+      'sort must be + or - followed by fullName, birthDate, lastReviewed, or (with sortType) lastData, lastUploadDate or a summary statistic',
+      'sort',
+    );
+  const sortSource =
+    field && !RECORD_SORTS.includes(field) ? checkSummarySort(field, summary.sortSource, 'sort') : null;
   const tags = listParameter(query, 'tags');
   tags?.forEach((tag) => {
     if (!/^[0-9a-f]{24}$/.test(tag))
@@ -109,9 +138,40 @@ function patientListVariables({ query }: RestRequest) {
       search: one(query, 'search') ?? null,
       tags: tags ?? null,
       lastReviewed: lastReviewed === undefined ? null : parseDateTime(lastReviewed, 'lastReviewed').toISOString(),
+      ...summaryVariables(summary.filter),
     },
-    orderBy: sorted && { field: SORT_FIELDS[sorted[1]], direction: sort!.startsWith('-') ? 'DESC' : 'ASC' },
+    orderBy: field && {
+      field: sortEnum(field),
+      direction: sort!.startsWith('-') ? 'DESC' : 'ASC',
+      ...(sortSource && {
+        summary: sortSource.kind.toUpperCase(),
+        period: PERIOD_ENUM[sortSource.period],
+        usePreviousPeriod: sortSource.previous,
+      }),
+    },
+    // Tidepool's offsetPeriods also shows the previous periods in each patient's summary.
+    offsetPeriods: one(query, 'offsetPeriods') === 'true',
   };
+}
+
+/** The list's summaries: each period, or with `offsetPeriods` the one before it (shown in its place). */
+const LIST_SUMMARY_FIELDS = SUMMARY_FIELDS.replace(
+  /period \{([^}]*)\}/g,
+  'period @skip(if: $offsetPeriods) {$1} offsetPeriod: previousPeriod @include(if: $offsetPeriods) {$1}',
+);
+
+/** A listed patient with its previous periods shown as its periods (`offsetPeriods`). */
+function withOffsetPeriods(patient: Record<string, unknown>): Record<string, unknown> {
+  const shifted = Object.entries(patient).map(([name, value]) => {
+    if (!SUMMARY_ALIASES.includes(name) || !value) return [name, value];
+    const sides = Object.entries(value as Record<string, Record<string, unknown> | null>).map(([kind, side]) => {
+      if (!side) return [kind, side];
+      const { offsetPeriod, ...rest } = side;
+      return [kind, { ...rest, period: offsetPeriod }];
+    });
+    return [name, Object.fromEntries(sides)];
+  });
+  return Object.fromEntries(shifted);
 }
 
 const PATIENT_PAGES = offsetPaging(['clinic', 'patients']);
@@ -146,9 +206,9 @@ export const clinicPatientRoutes: RestRoute[] = [
   {
     method: 'get',
     path: '/v1/clinics/:clinicId/patients',
-    document: `query ($id: ID!, $filter: ClinicPatientFilter, $orderBy: ClinicPatientOrder, $first: Int, $after: String) {
+    document: `query ($id: ID!, $filter: ClinicPatientFilter, $orderBy: ClinicPatientOrder, $first: Int, $after: String, $offsetPeriods: Boolean!) {
       clinic(id: $id) { patientCount patients(filter: $filter, orderBy: $orderBy, first: $first, after: $after) {
-        totalCount nodes { ${PATIENT_FIELDS} ${SUMMARY_FIELDS} } pageInfo { hasNextPage endCursor } } } }`,
+        totalCount nodes { ${PATIENT_FIELDS} ${LIST_SUMMARY_FIELDS} } pageInfo { hasNextPage endCursor } } } }`,
     variables: (request) => {
       const { limit, offset } = PATIENT_PAGES.check(request);
       // One page when it holds the whole answer (the usual offset 0), else pages of 100 until it does.
@@ -158,7 +218,9 @@ export const clinicPatientRoutes: RestRoute[] = [
     respond: (data, _reply, request) => {
       const clinic = data.clinic as { patientCount: number; patients: { totalCount: number } };
       return {
-        data: PATIENT_PAGES.rows(data, request).map(legacyPatient),
+        data: PATIENT_PAGES.rows<Record<string, unknown>>(data, request).map((patient) =>
+          legacyPatient(request.query.offsetPeriods === 'true' ? withOffsetPeriods(patient) : patient),
+        ),
         meta: { count: clinic.patients.totalCount, totalCount: clinic.patientCount },
       };
     },

@@ -9,6 +9,7 @@ import { glucoseDownloads, glucoseRoutes } from './datasets';
 import { permissionRoutes } from './permissions';
 import { sessionRoutes } from './sessions';
 import { userRoutes } from './users';
+import { tideRoutes } from './tide';
 
 /** The legacy REST API: one row per Tidepool operation. */
 export const restRoutes: RestRoute[] = [
@@ -21,6 +22,7 @@ export const restRoutes: RestRoute[] = [
   ...clinicRoutes,
   ...clinicianRoutes,
   ...clinicPatientRoutes,
+  ...tideRoutes,
 ];
 
 /** Downloads, which stream bytes GraphQL cannot carry. */

@@ -139,7 +139,10 @@ export function requestLimits(): ApolloServerPlugin {
       // No operation to run (a wrong operationName): execution answers that, running nothing.
       if (!operation) return;
       if (operation.operation === 'subscription') {
-        throw refusal('Subscriptions are not supported on this transport', 'BAD_REQUEST');
+        throw refusal(
+          'Subscriptions are served over WebSocket on /graphql with graphql-ws, not over HTTP',
+          'BAD_REQUEST',
+        );
       }
       const cost = costs.of(document, operation.name?.value, request.variables, () =>
         queryCost(schema, document, request.variables, operation.name?.value),

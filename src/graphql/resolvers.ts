@@ -24,6 +24,7 @@ import {
   GlucoseSummaryUpdateFields,
   SUMMARY_TOPICS,
 } from '../domains/glucose/summary-updates.resolver';
+import { ClinicPatientDataSourcesResolver, ClinicTideResolver } from '../domains/clinics/tide/tide.resolver';
 import type { Services } from '../services';
 import { instanceIn, referenceKey, type EntityBinding } from './federation';
 import { livePubSub } from './live';
@@ -48,6 +49,8 @@ export function resolverBindings(services: Services): ResolverBinding[] {
     [GlucoseSummaryUpdateFields, new GlucoseSummaryUpdateFields(services.glucose)],
     [ClinicPatientSummaryUpdateFields, new ClinicPatientSummaryUpdateFields(services.patients)],
     [ClinicsResolver, new ClinicsResolver(services.clinics)],
+    [ClinicTideResolver, new ClinicTideResolver(services.tide)],
+    [ClinicPatientDataSourcesResolver, new ClinicPatientDataSourcesResolver(services.tide)],
     [ClinicCliniciansResolver, new ClinicCliniciansResolver(services.clinicians)],
     [CliniciansResolver, new CliniciansResolver(services.clinicians, services.clinics)],
     [ClinicPatientsResolver, new ClinicPatientsResolver(services.patients, services.patientInvites)],

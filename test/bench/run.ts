@@ -3,10 +3,12 @@ import { printTable, type Measurement } from './harness';
 import { startBenchS3 } from './s3';
 import { accountScenarios } from './scenarios/accounts';
 import { clinicPatientScenarios } from './scenarios/clinic-patients';
+import { clinicPatientFilterScenarios } from './scenarios/clinic-patient-filters';
 import { contentScenarios } from './scenarios/content';
 import { glucoseScenarios } from './scenarios/glucose';
 import { sharingScenarios } from './scenarios/sharing';
 import { tokenScenarios } from './scenarios/tokens';
+import { tideScenarios } from './scenarios/tide';
 import { startBenchEnvironment, type BenchEnvironment } from './setup';
 
 /**
@@ -19,6 +21,8 @@ const SCENARIOS: Record<string, (env: BenchEnvironment) => Promise<Measurement[]
   sharing: sharingScenarios,
   'clinic-patients': clinicPatientScenarios,
   glucose: glucoseScenarios,
+  'clinic-patient-filters': clinicPatientFilterScenarios,
+  tide: tideScenarios,
 };
 
 /** BENCH_ONLY=accounts,s3-content runs some scenarios; BENCH_SECONDS sets each run's length. */

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { serverToken, signUp, type TestAccount } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/app';
+import { eventually } from '../support/eventually';
 import { call, graphql } from '../support/http';
 
 let app: TestApp;
@@ -254,31 +255,36 @@ describe('who may upload and read', () => {
 });
 
 describe('deleting an account', () => {
-  it('deletes its datasets and readings with it', async () => {
+  it('deletes its datasets, readings, summaries and their statistics with it', async () => {
     const leaving = await signUp(app, 'leaving');
     const opened = await call(app.url, `/v1/users/${leaving.userid}/datasets`, {
       token: leaving.token,
       json: { dataSetType: 'continuous' },
     });
-    await postData(opened.body.data.id, [cbg('2024-03-07T00:00:00Z', 100)], leaving.token);
+    await postData(opened.body.data.id, [cbg(new Date(Date.now() - 3_600_000).toISOString(), 100)], leaving.token);
+    const TABLES = ['glucose_readings', 'glucose_buckets', 'glucose_summaries', 'glucose_period_stats', 'datasets'];
     const rows = async () =>
-      (
-        await app.database.query('select count(*)::int as count from glucose_readings where user_id = $1', [
-          leaving.userid,
-        ])
-      )[0].count;
-    expect(await rows()).toBe(1);
+      Object.fromEntries(
+        await Promise.all(
+          TABLES.map(async (table) => [
+            table,
+            (
+              await app.database.query(`select count(*)::int as count from ${table} where user_id = $1`, [
+                leaving.userid,
+              ])
+            )[0]!.count,
+          ]),
+        ),
+      );
+    // The summary and its period statistics are written shortly after the upload.
+    await eventually(async () => (await rows()).glucose_period_stats > 0, 'the summary statistics are written');
     const deleted = await call(app.url, `/auth/user/${leaving.userid}`, {
       method: 'DELETE',
       token: leaving.token,
       json: { password: leaving.password },
     });
     expect(deleted.status).toBe(204);
-    expect(await rows()).toBe(0);
-    const datasets = await app.database.query('select count(*)::int as count from datasets where user_id = $1', [
-      leaving.userid,
-    ]);
-    expect(datasets[0].count).toBe(0);
+    expect(await rows()).toEqual(Object.fromEntries(TABLES.map((table) => [table, 0])));
   });
 });
 

@@ -161,13 +161,15 @@ describe('GraphQL request limits', () => {
     );
   });
 
-  it('answers a subscription 400, not supported on this transport, and logs no error', async () => {
+  it('answers a subscription over HTTP 400, pointing to WebSocket, and logs no error', async () => {
     const requestId = `sub-${Math.random().toString(36).slice(2)}`;
     const reply = await call(app.url, '/graphql', {
-      json: { query: 'subscription { me { userId } }' },
+      json: { query: 'subscription { glucoseSummaryUpdated(userId: "x") { kind } }' },
       headers: { authorization: `Bearer ${alice.token}`, 'x-request-id': requestId },
     });
-    expect(reply).toMatchObject(refusal('Subscriptions are not supported on this transport', 'BAD_REQUEST'));
+    expect(reply).toMatchObject(
+      refusal('Subscriptions are served over WebSocket on /graphql with graphql-ws, not over HTTP', 'BAD_REQUEST'),
+    );
     expect(reply.body.errors[0].extensions.code).toBe('BAD_REQUEST');
     // The access line ("request") is the request's last.
     const logged = () => lines.some((line) => line.requestId === requestId && line.msg === 'request');

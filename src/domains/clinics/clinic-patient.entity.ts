@@ -1,5 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import type { Permission } from '../permissions/permission.model';
+import type { PatientDataSource } from './tide/data-sources';
 
 /**
  * What a patient search matches: name, email and MRN in one lower-cased text, so one trigram
@@ -44,6 +45,8 @@ export const ClinicPatientSchema = defineEntity({
     /** Newest first, at most 10 kept. */
     reviews: p.json<PatientReview[]>(),
     lastReviewed: p.datetime().nullable(),
+    /** The patient's cloud data sources as Tidepool's data-source worker reports them; null until reported. */
+    dataSources: p.json<PatientDataSource[]>().nullable(),
     createdTime: p.datetime(),
     updatedTime: p.datetime(),
   },

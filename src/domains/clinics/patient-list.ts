@@ -5,14 +5,25 @@ import type { Scope } from '../../kernel/scope';
 import { arrayLiteral, likeEscaped, rowDate } from '../../kernel/sql';
 import { PATIENT_ORDER, PATIENT_SEARCH_TEXT, type ClinicPatientRecord } from './clinic-patient.entity';
 import { OBJECT_ID_PATTERN } from './clinic-ids';
+import {
+  filtersSummaries,
+  isSummarySortValue,
+  summarySql,
+  type SummaryFilter,
+  type SummarySortField,
+  type SummaryPeriodRef,
+} from './patient-filters';
 
 /** What the patient list sorts by; `userId` is the default (the primary key's order). */
 export const PATIENT_SORT_FIELDS = ['fullName', 'birthDate', 'lastReviewed', 'userId'] as const;
 export type PatientSortField = (typeof PATIENT_SORT_FIELDS)[number];
 
 export interface PatientOrder {
-  field: PatientSortField;
+  /** A field of the patient record, or a statistic or date of a summary period (with `summary`). */
+  field: PatientSortField | SummarySortField;
   descending: boolean;
+  /** The summary period a summary field is read from (checked: see checkSummarySort). */
+  summary?: SummaryPeriodRef | null;
 }
 
 /** Which patients of a clinic a list holds. */
@@ -23,6 +34,8 @@ export interface PatientFilter {
   tags?: readonly string[] | null;
   /** Last reviewed at or before this time (inclusive); patients never reviewed are left out. */
   lastReviewed?: Date | null;
+  /** Conditions on the patients' glucose summaries (checked: see checkSummaryFilter). */
+  summary?: SummaryFilter | null;
 }
 
 /** The longest search text: longer ones describe no patient better and cost more trigrams. */
@@ -36,24 +49,48 @@ const SORTS: Record<PatientSortField, { expression: string; type: string } | nul
   userId: null,
 };
 
-/** `%`, `_` and `\` match themselves in a search. */
+/** The sort of an order: a record field's indexed expression, or a summary statistic's. */
+function sortOf(order: PatientOrder): { expression: string; type: string } | null {
+  if (order.field in SORTS) return SORTS[order.field as PatientSortField];
+  return summarySql(null, { field: order.field as SummarySortField, source: order.summary! }).sort;
+}
 
-function where(clinicId: string, filter: PatientFilter): { sql: string; params: unknown[] } {
-  const conditions = ['clinic_id = ?'];
+/**
+ * The FROM and WHERE of a list over `clinic_patients p`: its own conditions, then the summary
+ * joins and conditions (`sorted` adds the join of a summary sort, which counts do not need).
+ */
+function where(
+  clinicId: string,
+  filter: PatientFilter,
+  order: PatientOrder | null = null,
+): { from: string; sql: string; params: unknown[]; sort: { expression: string; type: string } | null } {
+  const conditions = ['p.clinic_id = ?'];
   const params: unknown[] = [clinicId];
   if (filter.search) {
     conditions.push(`${PATIENT_SEARCH_TEXT} like ?`);
     params.push(`%${likeEscaped(filter.search.toLowerCase())}%`);
   }
   if (filter.tags?.length) {
-    conditions.push('tags @> ?::text[]');
+    conditions.push('p.tags @> ?::text[]');
     params.push(arrayLiteral(filter.tags));
   }
   if (filter.lastReviewed) {
-    conditions.push('last_reviewed <= ?');
+    conditions.push('p.last_reviewed <= ?');
     params.push(filter.lastReviewed);
   }
-  return { sql: conditions.join(' and '), params };
+  const summarySort = order && !(order.field in SORTS) ? order : null;
+  if (!filtersSummaries(filter.summary) && !summarySort)
+    return { from: 'clinic_patients p', sql: conditions.join(' and '), params, sort: order && sortOf(order) };
+  const summary = summarySql(
+    filter.summary,
+    summarySort && { field: summarySort.field as SummarySortField, source: summarySort.summary! },
+  );
+  return {
+    from: ['clinic_patients p', ...summary.joins].join(' '),
+    sql: [...conditions, ...summary.conditions].join(' and '),
+    params: [...params, ...summary.params],
+    sort: summarySort ? summary.sort : order && sortOf(order),
+  };
 }
 
 /** The sort key of a row as its cursor holds it: the sort value as PostgreSQL prints it, then the user id. */
@@ -62,17 +99,20 @@ export type PatientRow = ClinicPatientRecord & { sortValue: string | null };
 export const patientKey =
   (order: PatientOrder) =>
   (row: PatientRow): SortKey =>
-    SORTS[order.field] === null ? [row.userId] : [row.sortValue ?? '', row.userId];
+    order.field === 'userId' ? [row.userId] : [row.sortValue ?? '', row.userId];
 
 /** A cursor key of this order: a user id, or a sort value and a user id. */
 export const isPatientKey = (order: PatientOrder) => (key: SortKey) => {
   const last = key[key.length - 1];
-  const width = SORTS[order.field] === null ? 1 : 2;
+  const sort = order.field === 'userId' ? null : sortOf(order);
+  const width = sort === null ? 1 : 2;
   return (
     key.length === width &&
     key.every((part) => typeof part === 'string') &&
     typeof last === 'string' &&
-    last.length <= 36
+    last.length <= 36 &&
+    // A summary sort's value is cast back to a number or time: refuse what would not cast.
+    (sort === null || order.field in SORTS || isSummarySortValue(sort.type as 'float8', key[0] as string))
   );
 };
 
@@ -81,7 +121,13 @@ export const isPatientKey = (order: PatientOrder) => (key: SortKey) => {
  * filter is hashed, so a long search or many tags cannot push a cursor past its size bound.
  */
 export const patientListName = (clinicId: string, filter: PatientFilter, order: PatientOrder) => {
-  const shape = JSON.stringify([filter.search ?? null, filter.tags ?? null, filter.lastReviewed ?? null, order]);
+  const shape = JSON.stringify([
+    filter.search ?? null,
+    filter.tags ?? null,
+    filter.lastReviewed ?? null,
+    filter.summary ?? null,
+    order,
+  ]);
   return `clinicPatients:${clinicId}:${createHash('sha256').update(shape).digest('base64url').slice(0, 16)}`;
 };
 
@@ -93,45 +139,59 @@ export async function patientPage(
   order: PatientOrder,
   { first, after }: PageArgs,
 ): Promise<PatientRow[]> {
-  const { sql, params } = where(clinicId, filter);
-  const sort = SORTS[order.field];
+  const { from, sql, params, sort } = where(clinicId, filter, order);
   const direction = order.descending ? 'desc' : 'asc';
   const compare = order.descending ? '<' : '>';
   const expression = sort?.expression ?? null;
   const keyset = !after
     ? ''
     : expression
-      ? ` and (${expression}, user_id) ${compare} (?::${sort!.type}, ?)`
-      : ` and user_id ${compare} ?`;
+      ? ` and (${expression}, p.user_id) ${compare} (?::${sort!.type}, ?)`
+      : ` and p.user_id ${compare} ?`;
+  // A summary filter reads a statistic of every patient of the clinic: the first page counts the
+  // matches in the same pass (a window over all of them), instead of a second pass for the count.
+  const counted = !after && filtersSummaries(filter.summary);
   const rows = await scope.em.getConnection().execute<Record<string, unknown>[]>(
-    `select ${PATIENT_COLUMNS}, ${expression ? `(${expression})::text` : 'null'} as sort_value
-       from clinic_patients
+    `select ${QUALIFIED_COLUMNS}, ${expression ? `(${expression})::text` : 'null'} as sort_value${counted ? ', count(*) over () as full_count' : ''}
+       from ${from}
       where ${sql}${keyset}
-      order by ${expression ? `${expression} ${direction}, ` : ''}user_id ${direction}
+      order by ${expression ? `${expression} ${direction}, ` : ''}p.user_id ${direction}
       limit ?`,
     [...params, ...(after ?? []), first + 1],
   );
+  if (counted) {
+    const counts = patientCounts(scope);
+    const key = countKey(clinicId, filter);
+    if (!counts.has(key)) counts.set(key, Promise.resolve(rows.length ? Number(rows[0]!.full_count) : 0));
+  }
   return rows.map((row) => toPatient(row));
 }
+
+const patientCounts = (scope: Scope) =>
+  scope.loaders.get('clinics.patientCounts', () => new Map<string, Promise<number>>());
+
+const countKey = (clinicId: string, filter: PatientFilter) =>
+  JSON.stringify([
+    clinicId,
+    filter.search || null,
+    filter.tags?.length ? filter.tags : null,
+    filter.lastReviewed ?? null,
+    filter.summary ?? null,
+  ]);
 
 /**
  * How many of the clinic's patients the filter holds, counted once per request: the REST list
  * asks both the filtered count and the clinic's, which are the same count when nothing filters.
  */
 export function countPatients(scope: Scope, clinicId: string, filter: PatientFilter = {}): Promise<number> {
-  const counts = scope.loaders.get('clinics.patientCounts', () => new Map<string, Promise<number>>());
-  const key = JSON.stringify([
-    clinicId,
-    filter.search || null,
-    filter.tags?.length ? filter.tags : null,
-    filter.lastReviewed ?? null,
-  ]);
+  const counts = patientCounts(scope);
+  const key = countKey(clinicId, filter);
   let count = counts.get(key);
   if (!count) {
-    const { sql, params } = where(clinicId, filter);
+    const { from, sql, params } = where(clinicId, filter);
     count = scope.em
       .getConnection()
-      .execute<{ count: string }[]>(`select count(*) as count from clinic_patients where ${sql}`, params)
+      .execute<{ count: string }[]>(`select count(*) as count from ${from} where ${sql}`, params)
       .then(([row]) => Number(row.count));
     counts.set(key, count);
   }
@@ -141,6 +201,9 @@ export function countPatients(scope: Scope, clinicId: string, filter: PatientFil
 /** The columns of a patient row; the birth date as text (`YYYY-MM-DD`), not a driver Date at local midnight. */
 export const PATIENT_COLUMNS =
   'clinic_id, user_id, full_name, birth_date::text as birth_date, email, mrn, tags, permissions, reviews, last_reviewed, created_time, updated_time';
+const QUALIFIED_COLUMNS = PATIENT_COLUMNS.split(', ')
+  .map((column) => `p.${column}`)
+  .join(', ');
 
 /** A row of clinic_patients (selected as PATIENT_COLUMNS) as the domain reads it. */
 export function toPatient(row: Record<string, unknown>): PatientRow {

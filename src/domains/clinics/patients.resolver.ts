@@ -37,9 +37,12 @@ import {
   UpdateClinicPatientPermissionsPayload,
 } from './patients.types';
 
-const toOrder = (order: ClinicPatientOrder | null): PatientOrder => ({
-  field: order?.field ?? ClinicPatientOrderField.USER_ID,
+const toOrder = (order: ClinicPatientOrder | null) => ({
+  field: (order?.field ?? ClinicPatientOrderField.USER_ID) as PatientOrder['field'],
   descending: order?.direction === OrderDirection.DESC,
+  summary: order?.summary
+    ? { kind: order.summary, period: order.period ?? null, previous: order.usePreviousPeriod ?? null }
+    : null,
 });
 
 /** A clinic's patients and their invitations, as fields of the clinic. */
@@ -56,14 +59,27 @@ export class ClinicPatientsResolver {
   })
   async patients(
     @Root() clinic: Clinic,
-    @Arg('filter', () => ClinicPatientFilter, { nullable: true, description: 'Which patients; all when omitted.' })
+    @Arg('filter', () => ClinicPatientFilter, {
+      nullable: true,
+      description: 'Which patients (record fields and glucose summary statistics); all when omitted.',
+    })
     filter: ClinicPatientFilter | null,
-    @Arg('orderBy', () => ClinicPatientOrder, { nullable: true, description: 'The order; by account id when omitted.' })
+    @Arg('orderBy', () => ClinicPatientOrder, {
+      nullable: true,
+      description: 'The order (a record field, or a summary statistic or date); by account id when omitted.',
+    })
     orderBy: ClinicPatientOrder | null,
     @Args() { first, after }: PageArgs,
     @Ctx() scope: Scope,
   ): Promise<ClinicPatientConnection> {
-    const list = await this.service.list(scope, clinic.id, filter ?? {}, toOrder(orderBy), first, after);
+    const list = await this.service.list(
+      scope,
+      clinic.id,
+      ClinicPatientFilter.toDomain(filter),
+      toOrder(orderBy),
+      first,
+      after,
+    );
     return ClinicPatientConnection.of(list, ClinicPatient.from);
   }
 

@@ -32,6 +32,7 @@ import {
   type PatientOrder,
   type PatientRow,
 } from './patient-list';
+import { checkSummaryFilter, checkSummarySort, isSummarySortField, type SummarySortSource } from './patient-filters';
 import type { PatientTagsService } from './patient-tags.service';
 import { forgetPatient, loadPatient } from './patients.loaders';
 import { execute, isUniqueViolation } from './patient-sql';
@@ -218,12 +219,15 @@ export class PatientsService {
     return this.reread(scope, clinicId, userId);
   }
 
-  /** A page of the clinic's patients: MEMBERs, ADMINs and servers. */
+  /**
+   * A page of the clinic's patients: MEMBERs, ADMINs and servers. Sorting by a summary statistic
+   * or date names the summary (`order.summary`: its kind, and the period, 14 days by default).
+   */
   async list(
     scope: Scope,
     clinicId: string,
     filter: PatientFilter,
-    order: PatientOrder,
+    requested: Omit<PatientOrder, 'summary'> & { summary?: SummarySortSource | null },
     first: number | null | undefined,
     after: string | null | undefined,
   ): Promise<PagedList<PatientRow>> {
@@ -232,9 +236,15 @@ export class PatientsService {
       search: filter.search?.trim() || null,
       tags: filter.tags?.length ? assertFilterTags(filter.tags, 'filter.tags') : null,
       lastReviewed: filter.lastReviewed ?? null,
+      summary: filter.summary ? checkSummaryFilter(filter.summary) : null,
     };
     if ((checked.search?.length ?? 0) > MAX_SEARCH_LENGTH)
       throw invalid(`search must be at most ${MAX_SEARCH_LENGTH} characters`, 'filter.search');
+    const order: PatientOrder = {
+      field: requested.field,
+      descending: requested.descending,
+      summary: isSummarySortField(requested.field) ? checkSummarySort(requested.field, requested.summary) : null,
+    };
     const list = patientListName(clinicId, checked, order);
     const args = pageArgs(list, first, after, isPatientKey(order));
     const rows = await patientPage(scope, clinicId, checked, order, args);

@@ -1,11 +1,14 @@
-import { Directive, Field, ID, InputType, ObjectType, registerEnumType } from 'type-graphql';
+import { Directive, Field, Float, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { connectionOf } from '../../graphql/connection';
 import { PermissionNameValue } from '../permissions/permission.types';
 import type { Permission } from '../permissions/permission.model';
 import type { PatientReview as PatientReviewRecord } from './clinic-patient.entity';
 import { PatientTag } from './clinics.types';
 import type { PatientInvite as PatientInviteRecord } from './patient-invites.service';
-import type { PatientRow } from './patient-list';
+import type { PatientFilter, PatientRow } from './patient-list';
+import { FILTERABLE_STATS, isIntegerStat, statColumn } from '../glucose/period-stats';
+import { GlucoseSummaryKindValue, SummaryPeriodValue } from '../glucose/glucose-summary.types';
+import type { KindFilter, SummaryKind } from './patient-filters';
 
 @ObjectType({ description: 'One review of a patient: a clinician looked at the patient’s data.' })
 export class PatientReview {
@@ -122,21 +125,50 @@ export class PatientInvite {
   }
 }
 
-export enum ClinicPatientOrderField {
-  USER_ID = 'userId',
-  FULL_NAME = 'fullName',
-  BIRTH_DATE = 'birthDate',
-  LAST_REVIEWED = 'lastReviewed',
-}
+/** A statistic's GraphQL enum name: `timeCGMUsePercent` → `TIME_CGM_USE_PERCENT`. */
+const enumName = (statistic: string) => statColumn(statistic).toUpperCase();
+const SUMMARY_NOTE =
+  'Needs `summary` (CGM or BGM) and reads `period` of that summary; patients without the value come first ascending, last descending.';
+
+/**
+ * What a clinic's patient list sorts by: the record's fields, the summary dates and every
+ * statistic of a CGM summary (BGM summaries have a subset), as an enum of many uniform values.
+ */
+export const ClinicPatientOrderField = {
+  USER_ID: 'userId',
+  FULL_NAME: 'fullName',
+  BIRTH_DATE: 'birthDate',
+  LAST_REVIEWED: 'lastReviewed',
+  LAST_DATA: 'lastData',
+  LAST_UPLOAD_DATE: 'lastUploadDate',
+  ...Object.fromEntries(FILTERABLE_STATS.cgm.map((name) => [enumName(name), name])),
+} as Record<string, string> & {
+  USER_ID: 'userId';
+  FULL_NAME: 'fullName';
+  BIRTH_DATE: 'birthDate';
+  LAST_REVIEWED: 'lastReviewed';
+};
+export type ClinicPatientOrderField = string;
 
 registerEnumType(ClinicPatientOrderField, {
   name: 'ClinicPatientOrderField',
-  description: 'What a clinic’s patient list is sorted by; ties are broken by account id.',
+  description:
+    'What a clinic’s patient list is sorted by; ties are broken by account id. Summary statistics are those of CgmPeriod and BgmPeriod (percentages as fractions, glucose in mmol/L).',
   valuesConfig: {
     USER_ID: { description: 'The account id (the default).' },
     FULL_NAME: { description: 'The full name, ignoring letter case.' },
     BIRTH_DATE: { description: 'The birth date; patients without one come first ascending, last descending.' },
     LAST_REVIEWED: { description: 'The last review; patients never reviewed come first ascending, last descending.' },
+    LAST_DATA: { description: `The time of the summary’s newest reading. ${SUMMARY_NOTE}` },
+    LAST_UPLOAD_DATE: { description: `When the summary’s newest readings were uploaded. ${SUMMARY_NOTE}` },
+    ...Object.fromEntries(
+      FILTERABLE_STATS.cgm.map((name) => [
+        enumName(name),
+        {
+          description: `The period’s \`${name}\`${FILTERABLE_STATS.bgm.includes(name) ? '' : ' (CGM only)'}. ${SUMMARY_NOTE}`,
+        },
+      ]),
+    ),
   },
 });
 
@@ -161,6 +193,119 @@ export class ClinicPatientOrder {
 
   @Field(() => OrderDirection, { description: 'Which way.' })
   direction!: OrderDirection;
+
+  @Field(() => GlucoseSummaryKindValue, {
+    nullable: true,
+    description:
+      'The summary a statistic or summary date is read from; required to sort by one (BAD_USER_INPUT without it), ignored otherwise.',
+  })
+  summary?: GlucoseSummaryKindValue | null;
+
+  @Field(() => SummaryPeriodValue, {
+    nullable: true,
+    description: 'The period of the summary to sort by; FOURTEEN_DAYS when omitted.',
+  })
+  period?: SummaryPeriodValue | null;
+
+  @Field(() => Boolean, {
+    nullable: true,
+    description: 'True: sort by the period just before `period` (of the same length) instead; false when omitted.',
+  })
+  usePreviousPeriod?: boolean | null;
+}
+
+@InputType({
+  description:
+    'Bounds on a real-valued statistic: each bound given must hold, so `{ gte: 0.5, lt: 0.7 }` is a range. A patient without the statistic (no summary, or too little data for it) never matches.',
+})
+export class FloatComparison {
+  @Field(() => Float, { nullable: true, description: 'Greater than this value.' })
+  gt?: number | null;
+
+  @Field(() => Float, { nullable: true, description: 'Greater than or equal to this value.' })
+  gte?: number | null;
+
+  @Field(() => Float, { nullable: true, description: 'Less than this value.' })
+  lt?: number | null;
+
+  @Field(() => Float, { nullable: true, description: 'Less than or equal to this value.' })
+  lte?: number | null;
+}
+
+@InputType({
+  description:
+    'Bounds on a statistic counted in whole minutes or readings: each bound given must hold. A patient without the statistic never matches.',
+})
+export class IntComparison {
+  @Field(() => Int, { nullable: true, description: 'Greater than this value.' })
+  gt?: number | null;
+
+  @Field(() => Int, { nullable: true, description: 'Greater than or equal to this value.' })
+  gte?: number | null;
+
+  @Field(() => Int, { nullable: true, description: 'Less than this value.' })
+  lt?: number | null;
+
+  @Field(() => Int, { nullable: true, description: 'Less than or equal to this value.' })
+  lte?: number | null;
+}
+
+/** The dates of a kind filter; every other field is a statistic's comparison. */
+const DATE_FIELDS = ['lastDataFrom', 'lastDataTo'];
+
+/** Declares a comparison field per statistic of `kind` on `target` (a loop: the list is long and uniform). */
+function comparisonFields(target: object, kind: SummaryKind): void {
+  const label = kind === 'cgm' ? 'CgmPeriod' : 'BgmPeriod';
+  for (const name of FILTERABLE_STATS[kind])
+    Field(() => (isIntegerStat(name) ? IntComparison : FloatComparison), {
+      nullable: true,
+      description: `Bounds on the period’s \`${name}\` (as ${label}.${name} reports it: percentages as fractions from 0 to 1, glucose in mmol/L).`,
+    })(target, name);
+}
+
+@InputType({
+  description:
+    'Conditions on the patients’ CGM summary for the filter’s period; all must hold. A field per CgmPeriod statistic, plus the date of the newest reading.',
+})
+export class CgmPatientFilter {
+  @Field(() => Date, {
+    nullable: true,
+    description: 'Only patients whose newest CGM reading is at or after this time.',
+  })
+  lastDataFrom?: Date | null;
+
+  @Field(() => Date, { nullable: true, description: 'Only patients whose newest CGM reading is before this time.' })
+  lastDataTo?: Date | null;
+}
+comparisonFields(CgmPatientFilter.prototype, 'cgm');
+
+@InputType({
+  description:
+    'Conditions on the patients’ fingerstick (BGM) summary for the filter’s period; all must hold. A field per BgmPeriod statistic, plus the date of the newest reading.',
+})
+export class BgmPatientFilter {
+  @Field(() => Date, {
+    nullable: true,
+    description: 'Only patients whose newest fingerstick reading is at or after this time.',
+  })
+  lastDataFrom?: Date | null;
+
+  @Field(() => Date, {
+    nullable: true,
+    description: 'Only patients whose newest fingerstick reading is before this time.',
+  })
+  lastDataTo?: Date | null;
+}
+comparisonFields(BgmPatientFilter.prototype, 'bgm');
+
+function kindFilter(given: CgmPatientFilter | BgmPatientFilter | null | undefined): KindFilter | null {
+  if (!given) return null;
+  const entries = Object.entries(given as Record<string, unknown>);
+  return {
+    lastDataFrom: given.lastDataFrom ?? null,
+    lastDataTo: given.lastDataTo ?? null,
+    statistics: Object.fromEntries(entries.filter(([name]) => !DATE_FIELDS.includes(name))) as KindFilter['statistics'],
+  };
 }
 
 @InputType({ description: 'Which of a clinic’s patients to list; all when empty.' })
@@ -179,6 +324,36 @@ export class ClinicPatientFilter {
     description: 'Only patients last reviewed at or before this time; patients never reviewed are left out.',
   })
   lastReviewed?: Date | null;
+
+  @Field(() => SummaryPeriodValue, {
+    nullable: true,
+    description: 'The summary period `cgm` and `bgm` conditions read; FOURTEEN_DAYS when omitted.',
+  })
+  period?: SummaryPeriodValue | null;
+
+  @Field(() => Boolean, {
+    nullable: true,
+    description:
+      'True: `cgm` and `bgm` conditions read the period just before `period` (of the same length) instead; false when omitted.',
+  })
+  usePreviousPeriod?: boolean | null;
+
+  @Field(() => CgmPatientFilter, { nullable: true, description: 'Conditions on the patients’ CGM summary.' })
+  cgm?: CgmPatientFilter | null;
+
+  @Field(() => BgmPatientFilter, { nullable: true, description: 'Conditions on the patients’ fingerstick summary.' })
+  bgm?: BgmPatientFilter | null;
+
+  /** The filter as the patients service takes it. */
+  static toDomain(filter: ClinicPatientFilter | null): PatientFilter {
+    if (!filter) return {};
+    const { search, tags, lastReviewed, period, usePreviousPeriod, cgm, bgm } = filter;
+    const summary =
+      cgm || bgm || period || usePreviousPeriod
+        ? { period: period ?? null, previous: usePreviousPeriod ?? null, cgm: kindFilter(cgm), bgm: kindFilter(bgm) }
+        : null;
+    return { search, tags, lastReviewed, summary };
+  }
 }
 
 @InputType({ description: 'A patient the clinic creates: a new account with no login, the clinic its custodian.' })

@@ -55,7 +55,7 @@ export class DatasetsResolver {
 
   @Query(() => [DataSource], {
     description:
-      'The cloud data sources of a user (none exist yet, so empty): the user, its custodians and server tokens; others get FORBIDDEN.',
+      'The cloud data sources of a user, as the data-source service reported them to its clinics (see updatePatientDataSources): the user, its custodians and server tokens; others get FORBIDDEN.',
   })
   async dataSources(
     @Arg('userId', () => ID, { description: 'The account.' }) userId: string,

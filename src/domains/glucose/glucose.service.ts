@@ -34,6 +34,13 @@ import { announceSummaryChange } from './summary-feed';
 import { rowDate } from '../../kernel/sql';
 import { glucoseReadingsIngested } from '../../infra/metrics';
 
+/** A cloud data source of an account: its id, provider (e.g. `dexcom`) and state (e.g. `connected`). */
+export interface LinkedDataSource {
+  id: string;
+  providerName: string;
+  state: string;
+}
+
 /** DECISIONS.md: uploaders, custodians (and clinics holding either) write; any grant reads. */
 const MAY_UPLOAD: Requirement = ['upload', 'custodian'];
 const MAY_READ: Requirement = 'any-grant';
@@ -54,6 +61,8 @@ export class GlucoseService {
     private readonly access: AccessPolicy,
     private readonly accounts: OwnerAccounts,
     private readonly summaries: { nudge(): void },
+    /** The user's cloud data sources as the clinics domain keeps them (none when not wired). */
+    private readonly linkedSources: (scope: Scope, userId: string) => Promise<LinkedDataSource[]> = async () => [],
   ) {}
 
   async createDataset(scope: Scope, userId: string, body: unknown): Promise<DatasetRecord> {
@@ -249,13 +258,14 @@ export class GlucoseService {
   }
 
   /**
-   * The account's cloud data sources, as Tidepool's uploaders list them before an upload: none
-   * exist yet, so an empty list for the account, its custodians and servers.
+   * The account's cloud data sources, as Tidepool's uploaders list them before an upload: those
+   * the data-source service reported for it (kept on its clinic records), for the account, its
+   * custodians and servers.
    */
-  async dataSources(scope: Scope, userId: string): Promise<never[]> {
+  async dataSources(scope: Scope, userId: string): Promise<LinkedDataSource[]> {
     assertUserId(userId);
     await this.access.assertAllowed(scope, userId, ['custodian']);
-    return [];
+    return this.linkedSources(scope, userId);
   }
 
   /** Rebuilds a user's summaries from all its records (repairs); server tokens only. */
@@ -292,6 +302,7 @@ export class GlucoseService {
     await scope.em.execute('delete from glucose_readings where user_id = ?', [userId]);
     await scope.em.execute('delete from glucose_buckets where user_id = ?', [userId]);
     await scope.em.execute('delete from glucose_summaries where user_id = ?', [userId]);
+    await scope.em.execute('delete from glucose_period_stats where user_id = ?', [userId]);
     await scope.em.execute('delete from datasets where user_id = ?', [userId]);
   }
 

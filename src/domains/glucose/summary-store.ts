@@ -2,8 +2,10 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { rowDate } from '../../kernel/sql';
 import { bucketsOf, hourOf, type HourBucket, type Reading, type SummaryKind } from './summary/buckets';
 import { readingBatches } from './glucose.loaders';
-import { summarise } from './summary/periods';
+import { PERIODS, summarise, type PeriodKey, type SummaryPeriods } from './summary/periods';
+import { exportPeriod } from './summary/export';
 import { SUMMARY_SCHEMA_VERSION } from './glucose-summary.entity';
+import { EXPORTED_STAT_NAMES, STAT_COLUMNS } from './period-stats';
 
 /** Which record type each summary reads. */
 export const RECORD_TYPE: Record<SummaryKind, 'cbg' | 'smbg'> = { cgm: 'cbg', bgm: 'smbg' };
@@ -58,6 +60,7 @@ export async function updateSummary(tx: EntityManager, userId: string, kind: Sum
   if (!lastData) {
     await tx.execute('delete from glucose_buckets where user_id = ? and kind = ?', [userId, kind]);
     await tx.execute('delete from glucose_summaries where user_id = ? and kind = ?', [userId, kind]);
+    await tx.execute('delete from glucose_period_stats where user_id = ? and kind = ?', [userId, kind]);
     return;
   }
   const windowStart = lastData.getTime() - 60 * DAY_MS;
@@ -88,6 +91,8 @@ export async function updateSummary(tx: EntityManager, userId: string, kind: Sum
     [userId, RECORD_TYPE[kind], new Date(windowStart), lastData],
   );
   const firstData = all.length ? new Date(Math.min(...all.map((bucket) => bucket.firstTime))) : null;
+  const summary = summarise(all, kind);
+  const lastUploadDate = rowDate(upload?.last_upload);
   await tx.execute(
     `insert into glucose_summaries (user_id, kind, last_data, first_data, last_upload_date, last_updated_date,
        outdated_since, pending_from, periods, schema_version)
@@ -95,16 +100,59 @@ export async function updateSummary(tx: EntityManager, userId: string, kind: Sum
      on conflict (user_id, kind) do update set last_data = excluded.last_data, first_data = excluded.first_data,
        last_upload_date = excluded.last_upload_date, last_updated_date = excluded.last_updated_date,
        outdated_since = null, pending_from = null, periods = excluded.periods, schema_version = excluded.schema_version`,
-    [
-      userId,
-      kind,
-      lastData,
-      firstData,
-      rowDate(upload?.last_upload),
-      new Date(now),
-      JSON.stringify(summarise(all, kind)),
-      SUMMARY_SCHEMA_VERSION,
-    ],
+    [userId, kind, lastData, firstData, lastUploadDate, new Date(now), JSON.stringify(summary), SUMMARY_SCHEMA_VERSION],
+  );
+  await storePeriodStats(tx, userId, kind, summary, lastData, lastUploadDate);
+}
+
+const PERIOD_STATS_COLUMNS = [
+  'user_id',
+  'kind',
+  'period',
+  'previous',
+  'last_data',
+  'last_upload_date',
+  ...EXPORTED_STAT_NAMES.map((name) => STAT_COLUMNS[name]),
+  'glycemia_risk_zone',
+];
+
+/**
+ * Replaces the user's glucose_period_stats rows of this kind: every period and its previous
+ * period as clinics see them (exportPeriod), NULL for each statistic it leaves out.
+ */
+async function storePeriodStats(
+  tx: EntityManager,
+  userId: string,
+  kind: SummaryKind,
+  summary: SummaryPeriods,
+  lastData: Date,
+  lastUploadDate: Date | null,
+): Promise<void> {
+  await tx.execute('delete from glucose_period_stats where user_id = ? and kind = ?', [userId, kind]);
+  const rows: unknown[][] = [];
+  for (const [key, days] of Object.entries(PERIODS) as [PeriodKey, number][]) {
+    for (const [previous, period] of [
+      [false, summary.periods[key]],
+      [true, summary.offsetPeriods[key]],
+    ] as const) {
+      const exported = exportPeriod(period, days, kind);
+      rows.push([
+        userId,
+        kind,
+        key,
+        previous,
+        lastData,
+        lastUploadDate,
+        ...EXPORTED_STAT_NAMES.map((name) => exported[name] ?? null),
+        exported.glycemiaRiskZone ?? null,
+      ]);
+    }
+  }
+  const placeholders = `(${PERIOD_STATS_COLUMNS.map(() => '?').join(', ')})`;
+  await tx.execute(
+    `insert into glucose_period_stats (${PERIOD_STATS_COLUMNS.map((column) => `"${column}"`).join(', ')})
+     values ${rows.map(() => placeholders).join(', ')}`,
+    rows.flat(),
   );
 }
 

@@ -1,0 +1,188 @@
+import { isTideCategory } from '../../src/domains/clinics/tide/categories';
+import { parseDataSources } from '../../src/domains/clinics/tide/data-sources';
+import { parseCutoff, parsePeriod, parseTags } from '../../src/domains/clinics/tide/parameters';
+import { TideCategoryValue } from '../../src/domains/clinics/tide/tide.types';
+import { SummaryPeriodValue } from '../../src/domains/glucose/glucose-summary.types';
+import { invalid } from '../../src/kernel/errors';
+import { LegacyEnum } from '../enums';
+import type { RestRequest, RestRoute } from '../route';
+
+/** Data-source states: GraphQL enum names ↔ Tidepool's strings. */
+const DATA_SOURCE_STATE = new LegacyEnum({
+  pending: 'PENDING',
+  pendingReconnect: 'PENDING_RECONNECT',
+  connected: 'CONNECTED',
+  disconnected: 'DISCONNECTED',
+  error: 'ERROR',
+});
+
+/** A data source's fields under their GraphQL names (Tidepool's). */
+export const DATA_SOURCE_FIELDS = 'dataSourceId providerName state modifiedTime expirationTime latestDataTime';
+
+/** Data sources as Tidepool's clinic service serialises them: absent fields left out; null when none were reported. */
+export function legacyDataSources(value: unknown): Record<string, unknown>[] | null {
+  if (!Array.isArray(value)) return null;
+  return (value as Record<string, unknown>[]).map((source) => {
+    const present = Object.fromEntries(Object.entries(source).filter(([, field]) => field !== null));
+    return { ...present, state: DATA_SOURCE_STATE.legacy(source.state as string) };
+  });
+}
+
+const PERIOD_NAMES = new Map<string, string>(Object.entries(SummaryPeriodValue).map(([name, key]) => [key, name]));
+
+/** Category keys ↔ GraphQL enum names (`timeCGMUsePercent` ↔ `TIME_CGM_USE_PERCENT`). */
+const CATEGORY_NAMES = new Map<string, string>(Object.entries(TideCategoryValue).map(([name, key]) => [key, name]));
+const categoryName = (key: string) => CATEGORY_NAMES.get(key)!;
+const categoryKey = (name: string) => (TideCategoryValue as Record<string, string>)[name];
+
+function one(query: Record<string, unknown>, name: string): string | undefined {
+  const value = query[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw invalid(`query parameter "${name}" must be given once`, name);
+  return value;
+}
+
+/** A comma-separated (or repeated) parameter's items, empty ones dropped. */
+function items(query: Record<string, unknown>, name: string): string[] | undefined {
+  const value = query[name];
+  if (value === undefined) return undefined;
+  return (Array.isArray(value) ? value : [value])
+    .flatMap((item) => (typeof item === 'string' ? item.split(',') : []))
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+}
+
+/** Go's strconv.ParseBool, which Tidepool's generated server reads booleans with. */
+function booleanParameter(query: Record<string, unknown>, name: string): boolean | undefined {
+  const value = one(query, name);
+  if (value === undefined) return undefined;
+  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value)) return true;
+  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(value)) return false;
+  throw invalid(`query parameter "${name}" must be true or false`, name);
+}
+
+/**
+ * Tidepool's TIDE query: the required parameters checked here so a bad one is a 400 naming it
+ * (Tidepool validates them against its OpenAPI file first); `categories` keeps its known names in
+ * order, and when empty or omitted asks the defaults.
+ */
+function tideVariables({ params, query }: RestRequest) {
+  const period = parsePeriod(one(query, 'period'));
+  const tags = parseTags(items(query, 'tags'));
+  const lastDataCutoff = parseCutoff(one(query, 'lastDataCutoff')).toISOString();
+  const named = items(query, 'categories');
+  const categories = named?.length ? named.filter(isTideCategory).map(categoryName) : null;
+  return {
+    id: params.clinicId,
+    period: PERIOD_NAMES.get(period),
+    tagIds: tags,
+    lastDataCutoff,
+    categories,
+    excludeNoData: booleanParameter(query, 'excludeNoData') ?? false,
+  };
+}
+
+const STAT_FIELDS = `averageGlucoseMmol glucoseManagementIndicator timeCGMUseMinutes timeCGMUsePercent timeInVeryLowPercent
+  timeInLowPercent timeInAnyLowPercent timeInTargetPercent timeInTargetPercentDelta timeInHighPercent
+  timeInVeryHighPercent timeInExtremeHighPercent timeInAnyHighPercent`;
+
+const ENTRY_FIELDS = `patient { userId email fullName tags { id } reviews { clinicianId time }
+  dataSources { ${DATA_SOURCE_FIELDS} } } lastData ${STAT_FIELDS}`;
+
+type Entry = Record<string, unknown> & {
+  patient: {
+    userId: string;
+    email: string | null;
+    fullName: string;
+    tags: { id: string }[];
+    reviews: unknown[];
+    dataSources: unknown;
+  };
+};
+
+/** An entry as Tidepool's TideResultPatient: the patient's summary fields, absent statistics left out. */
+function legacyEntry({ patient, ...stats }: Entry): Record<string, unknown> {
+  return {
+    patient: {
+      id: patient.userId,
+      ...(patient.email === null ? {} : { email: patient.email }),
+      fullName: patient.fullName,
+      tags: patient.tags.map((tag) => tag.id),
+      reviews: patient.reviews,
+      dataSources: legacyDataSources(patient.dataSources),
+    },
+    ...Object.fromEntries(Object.entries(stats).filter(([, value]) => value !== null)),
+  };
+}
+
+interface Report {
+  config: {
+    schemaVersion: number;
+    clinicId: string;
+    period: string;
+    lastDataCutoff: string;
+    tagIds: string[];
+    thresholds: Record<string, number>;
+    filters: { name: string; expression: string }[];
+  };
+  categories: { category: string; entries: Entry[] }[];
+  noData: Entry[] | null;
+}
+
+/** Tidepool's TideResponse: `config` and `results` keyed by category, noData among them. */
+function legacyReport(report: Report): Record<string, unknown> {
+  const { config } = report;
+  const results: Record<string, unknown> = {};
+  for (const { category, entries } of report.categories) results[categoryKey(category)] = entries.map(legacyEntry);
+  if (report.noData) results.noData = report.noData.map(legacyEntry);
+  return {
+    config: {
+      schemaVersion: config.schemaVersion,
+      clinicId: config.clinicId,
+      period: (SummaryPeriodValue as Record<string, string>)[config.period],
+      lastDataCutoff: config.lastDataCutoff,
+      highGlucoseThreshold: config.thresholds.highGlucoseMmol,
+      veryHighGlucoseThreshold: config.thresholds.veryHighGlucoseMmol,
+      extremeHighGlucoseThreshold: config.thresholds.extremeHighGlucoseMmol,
+      lowGlucoseThreshold: config.thresholds.lowGlucoseMmol,
+      veryLowGlucoseThreshold: config.thresholds.veryLowGlucoseMmol,
+      tags: config.tagIds,
+      filters: Object.fromEntries(config.filters.map((filter) => [filter.name, filter.expression])),
+    },
+    results,
+  };
+}
+
+export const tideRoutes: RestRoute[] = [
+  {
+    method: 'get',
+    path: '/v1/clinics/:clinicId/tide_report',
+    document: `query ($id: ID!, $period: SummaryPeriod!, $tagIds: [ID!]!, $lastDataCutoff: DateTime!,
+        $categories: [TideCategory!], $excludeNoData: Boolean) {
+      clinic(id: $id) { tideReport(period: $period, tagIds: $tagIds, lastDataCutoff: $lastDataCutoff,
+          categories: $categories, excludeNoData: $excludeNoData) {
+        config { schemaVersion clinicId period lastDataCutoff tagIds
+          thresholds { veryLowGlucoseMmol lowGlucoseMmol highGlucoseMmol veryHighGlucoseMmol extremeHighGlucoseMmol }
+          filters { name expression } }
+        categories { category entries { ${ENTRY_FIELDS} } }
+        noData { ${ENTRY_FIELDS} } } } }`,
+    variables: tideVariables,
+    respond: (data) => legacyReport((data.clinic as { tideReport: Report }).tideReport),
+    status: 200,
+  },
+  {
+    method: 'put',
+    path: '/v1/patients/:userId/data_sources',
+    document: `mutation ($input: UpdatePatientDataSourcesInput!) { updatePatientDataSources(input: $input) { userId } }`,
+    variables: ({ params, body }) => ({
+      input: {
+        userId: params.userId,
+        dataSources: parseDataSources(body).map((source) => ({
+          ...source,
+          state: DATA_SOURCE_STATE.value(source.state, 'state'),
+        })),
+      },
+    }),
+    status: 200,
+  },
+];

@@ -1,0 +1,153 @@
+import { describe, expect, it } from '@jest/globals';
+import {
+  checkSummaryFilter,
+  checkSummarySort,
+  isSummarySortValue,
+  parseComparison,
+  parseSummaryParameters,
+  summarySql,
+} from './patient-filters';
+
+const refusal = (run: () => unknown) => {
+  try {
+    run();
+  } catch (error) {
+    return { message: (error as Error).message, field: (error as { details?: { field?: string } }).details?.field };
+  }
+  throw new Error('expected a refusal');
+};
+
+describe('summary filter values', () => {
+  it('reads Tidepool’s operators with decimal numbers for shares and integers for counts', () => {
+    expect(parseComparison('cgm.timeInVeryLowPercent', 'timeInVeryLowPercent', '>0.04')).toEqual({ gt: 0.04 });
+    expect(parseComparison('p', 'timeInVeryLowPercent', '>=.5')).toEqual({ gte: 0.5 });
+    expect(parseComparison('p', 'timeInTargetPercentDelta', '<-0.15')).toEqual({ lt: -0.15 });
+    expect(parseComparison('p', 'averageGlucoseMmol', '<=10')).toEqual({ lte: 10 });
+    expect(parseComparison('p', 'timeCGMUseMinutes', '>=1440')).toEqual({ gte: 1440 });
+    // A `+` in a query string arrives as a space.
+    expect(parseComparison('p', 'averageGlucoseMmol', '> 5.5')).toEqual({ gt: 5.5 });
+  });
+
+  it('refuses malformed values and the wrong grammar for the statistic, naming the parameter', () => {
+    for (const [statistic, text] of [
+      ['timeInVeryLowPercent', '0.04'],
+      ['timeInVeryLowPercent', '=0.04'],
+      ['timeInVeryLowPercent', '>'],
+      ['timeInVeryLowPercent', '>1e3'],
+      ['timeInVeryLowPercent', '>0.04x'],
+      ['timeInVeryLowPercent', '>>0.04'],
+      ['timeCGMUseMinutes', '>1.5'],
+      ['timeCGMUseMinutes', '>99999999999'],
+    ] as const)
+      expect(refusal(() => parseComparison(`cgm.${statistic}`, statistic, text)).field).toBe(`cgm.${statistic}`);
+  });
+});
+
+describe('summary parameters', () => {
+  it('builds one filter of the period from cgm. and bgm. parameters, and the sort source', () => {
+    const parsed = parseSummaryParameters({
+      'cgm.timeInVeryLowPercent': '>0.01',
+      'cgm.timeCGMUseMinutes': '>=1440',
+      'cgm.lastDataFrom': '2026-11-01T00:00:00Z',
+      'bgm.averageGlucoseMmol': '<7',
+      period: '7d',
+      offsetPeriods: 'true',
+      sortType: 'bgm',
+    });
+    expect(parsed.filter).toEqual({
+      period: '7d',
+      previous: true,
+      cgm: {
+        statistics: { timeInVeryLowPercent: { gt: 0.01 }, timeCGMUseMinutes: { gte: 1440 } },
+        lastDataFrom: new Date('2026-11-01T00:00:00Z'),
+      },
+      bgm: { statistics: { averageGlucoseMmol: { lt: 7 } } },
+    });
+    expect(parsed.sortSource).toEqual({ kind: 'bgm', period: '7d', previous: true });
+    expect(parseSummaryParameters({})).toEqual({ filter: null, sortSource: null });
+    expect(parseSummaryParameters({ 'cgm.timeInLowPercent': '' })).toEqual({ filter: null, sortSource: null });
+  });
+
+  it('refuses unknown statistics, statistics of the other kind and bad period, type or flag', () => {
+    expect(refusal(() => parseSummaryParameters({ 'cgm.nothing': '>1' })).field).toBe('cgm.nothing');
+    expect(refusal(() => parseSummaryParameters({ 'bgm.timeCGMUsePercent': '>0.5' })).field).toBe(
+      'bgm.timeCGMUsePercent',
+    );
+    expect(refusal(() => parseSummaryParameters({ 'cgm.lastDataTo': 'yesterday' })).field).toBe('cgm.lastDataTo');
+    expect(refusal(() => parseSummaryParameters({ period: '5d' })).field).toBe('period');
+    expect(refusal(() => parseSummaryParameters({ sortType: 'pump' })).field).toBe('sortType');
+    expect(refusal(() => parseSummaryParameters({ offsetPeriods: 'yes' })).field).toBe('offsetPeriods');
+  });
+});
+
+describe('summary sorts', () => {
+  it('needs the summary type for a statistic, and a statistic of that type', () => {
+    expect(checkSummarySort('timeInVeryLowPercent', { kind: 'cgm' })).toEqual({
+      kind: 'cgm',
+      period: '14d',
+      previous: false,
+    });
+    expect(refusal(() => checkSummarySort('timeInVeryLowPercent', null, 'sort')).field).toBe('sort');
+    expect(refusal(() => checkSummarySort('timeCGMUsePercent', { kind: 'bgm' }, 'sort')).field).toBe('sort');
+    expect(checkSummarySort('lastData', { kind: 'bgm', period: '1d', previous: true }).previous).toBe(true);
+  });
+
+  it('accepts only cursor values PostgreSQL prints for the sort type', () => {
+    expect(isSummarySortValue('float8', '0.0416666666666667')).toBe(true);
+    expect(isSummarySortValue('float8', '-Infinity')).toBe(true);
+    expect(isSummarySortValue('float8', '1e-05')).toBe(true);
+    expect(isSummarySortValue('float8', "0'; drop")).toBe(false);
+    expect(isSummarySortValue('timestamptz', '2026-11-20 23:55:00+00')).toBe(true);
+    expect(isSummarySortValue('timestamptz', '-infinity')).toBe(true);
+    expect(isSummarySortValue('timestamptz', 'soon')).toBe(false);
+  });
+});
+
+describe('summary SQL', () => {
+  it('reads each period once, a probe per patient with only the columns used, bounds as parameters', () => {
+    const filter = checkSummaryFilter({
+      cgm: { statistics: { timeInVeryLowPercent: { gt: 0.01, lte: 0.5 }, timeInTargetPercentDelta: { lt: -0.15 } } },
+    });
+    const sql = summarySql(filter, {
+      field: 'timeInTargetPercent',
+      source: { kind: 'cgm', period: '14d', previous: false },
+    });
+    expect(sql.joins).toEqual([
+      'join lateral (select time_in_very_low_percent, time_in_target_percent_delta, time_in_target_percent' +
+        " from glucose_period_stats x where x.user_id = p.user_id and x.kind = 'cgm' and x.period = '14d'" +
+        ' and not x.previous offset 0) s0 on true',
+    ]);
+    expect(sql.conditions).toEqual([
+      's0.time_in_very_low_percent > ?',
+      's0.time_in_very_low_percent <= ?',
+      's0.time_in_target_percent_delta < ?',
+    ]);
+    expect(sql.params).toEqual([0.01, 0.5, -0.15]);
+    expect(sql.sort).toEqual({
+      expression: "coalesce(s0.time_in_target_percent, '-Infinity'::float8)",
+      type: 'float8',
+    });
+  });
+
+  it('left-joins a sort on a period no filter reads', () => {
+    const sql = summarySql(checkSummaryFilter({ period: '7d', previous: true, bgm: { lastDataTo: new Date(0) } }), {
+      field: 'lastData',
+      source: { kind: 'cgm', period: '7d', previous: true },
+    });
+    expect(sql.joins[0]).toMatch(
+      /^join lateral \(select last_data .* x.kind = 'bgm' and x.period = '7d' and x.previous offset 0\) s0 on true$/,
+    );
+    expect(sql.joins[1]).toMatch(/^left join lateral \(select last_data .* x.kind = 'cgm' .*\) s1 on true$/);
+    expect(sql.conditions).toEqual(['s0.last_data < ?']);
+    expect(sql.sort?.expression).toBe("coalesce(s1.last_data, '-infinity'::timestamptz)");
+  });
+
+  it('refuses statistics the kind has not and fractions where counts are asked', () => {
+    expect(refusal(() => checkSummaryFilter({ bgm: { statistics: { hoursWithData: { gt: 1 } } } })).field).toBe(
+      'filter.bgm.hoursWithData',
+    );
+    expect(refusal(() => checkSummaryFilter({ cgm: { statistics: { totalRecords: { gt: 1.5 } } } })).field).toBe(
+      'filter.cgm.totalRecords',
+    );
+  });
+});

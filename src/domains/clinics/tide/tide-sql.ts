@@ -1,0 +1,145 @@
+import type { Scope } from '../../../kernel/scope';
+import { arrayLiteral, rowDate } from '../../../kernel/sql';
+import { PATIENT_COLUMNS, toPatient, type PatientRow } from '../patient-list';
+import {
+  TIDE_CATEGORIES,
+  TIDE_NO_DATA_AGE_MS,
+  TIDE_NO_DATA_LIMIT,
+  TIDE_PATIENT_LIMIT,
+  TIDE_STAT_COLUMNS,
+  TIDE_STATS,
+  type Condition,
+  type TideCategoryKey,
+  type TideStat,
+} from './categories';
+import type { PatientDataSource } from './data-sources';
+import type { TideParameters } from './parameters';
+
+/** A patient in the report: the clinic's record of it and its CGM statistics of the period. */
+export interface TideRow {
+  patient: PatientRow;
+  dataSources: PatientDataSource[] | null;
+  lastData: Date | null;
+  /** Absent (null) statistics are those Tidepool's clinic copy leaves out. */
+  stats: Record<TideStat, number | null>;
+}
+
+export interface TideRows {
+  /** The clinical categories, in priority order, as far as the report reached (the stop rule). */
+  categories: { category: TideCategoryKey; rows: TideRow[] }[];
+  /** Null when the request excluded it. */
+  noData: TideRow[] | null;
+}
+
+const column = (stat: TideStat) => TIDE_STAT_COLUMNS[stat];
+const STAT_COLUMNS = TIDE_STATS.map(column).join(', ');
+
+/** A condition as SQL: NULL never passes a comparison, and always passes its negation (Mongo `$not`). */
+function conditionSql({ stat, operator, value, negated }: Condition): string {
+  const test = `${column(stat)} ${operator} ${value}::float8`;
+  return negated ? `not coalesce(${test}, false)` : test;
+}
+
+/**
+ * The whole report in one statement, reading the clinic's tagged patients and their statistics
+ * once (`candidates`), then picking from them:
+ * - `clinical`: Tidepool runs a query per category, each limited to what is left of the shared
+ *   100 and excluding patients already taken, and stops once nothing is left. That is the same
+ *   as giving each patient the first category (in the requested order) it meets and keeping the
+ *   first 100 rows ordered by (category, the category's sort): a patient met by an earlier
+ *   category but cut by the limit can only be one whose category used up the 100, so no later
+ *   category ran. Ties order by name ignoring case, then account id.
+ * - `no_data`: never any CGM data, or none in the last 8 hours and either none since the cutoff
+ *   or a Dexcom link that is not connected; oldest data first, none first of all; at most 50,
+ *   apart from the 100 and without their exclusions.
+ * The patient records are then read for the (at most 150) rows picked.
+ */
+function reportSql(order: readonly TideCategoryKey[]): string {
+  const rules = order.map((key) => TIDE_CATEGORIES[key]);
+  const which = rules.length
+    ? `case ${rules.map((rule, index) => `when ${rule.conditions.map(conditionSql).join(' and ')} then ${index}`).join(' ')} end`
+    : 'null::int';
+  const rank = rules.length
+    ? `case category ${rules.map((rule, index) => `when ${index} then ${rule.descending ? '-' : ''}${column(rule.sortBy)}`).join(' ')} end`
+    : 'null::float8';
+  const picked = `user_id, name, data_sources, last_data, ${STAT_COLUMNS}, category, sort_value`;
+  return `with candidates as materialized (
+      select p.user_id, lower(p.full_name) as name, p.data_sources, s.last_data,
+             ${TIDE_STATS.map((stat) => `s.${column(stat)}`).join(', ')}
+        from clinic_patients p
+        left join glucose_period_stats s
+          on s.user_id = p.user_id and s.kind = 'cgm' and s.period = ? and s.previous = false
+       where p.clinic_id = ? and p.tags @> ?::text[]
+    ), categorised as (
+      select *, ${which} as category from candidates where last_data >= ?
+    ), clinical as (
+      select *, ${rank} as sort_value from categorised where category is not null
+       order by category, sort_value, name, user_id limit ${TIDE_PATIENT_LIMIT}
+    ), no_data as (
+      select *, null::int as category, null::float8 as sort_value from candidates
+       where last_data is null or (last_data < ? and (last_data < ? or exists (
+         select 1 from jsonb_array_elements(coalesce(data_sources, '[]'::jsonb)) source
+          where source->>'providerName' = 'dexcom' and (source->>'state') is distinct from 'connected')))
+       order by last_data asc nulls first, name, user_id limit ?
+    )
+    select picked.part, picked.category, picked.data_sources, picked.last_data,
+           ${TIDE_STATS.map((stat) => `picked.${column(stat)} as "${stat}"`).join(', ')}, p.*
+      from (select 0 as part, ${picked} from clinical union all select 1 as part, ${picked} from no_data) picked
+      join (select ${PATIENT_COLUMNS} from clinic_patients where clinic_id = ?) p on p.user_id = picked.user_id
+     order by picked.part, picked.category, picked.sort_value, picked.last_data asc nulls first, picked.name,
+              picked.user_id`;
+}
+
+function toRow(row: Record<string, unknown>): TideRow {
+  return {
+    patient: toPatient(row),
+    dataSources: (row.data_sources as PatientDataSource[] | null) ?? null,
+    lastData: rowDate(row.last_data),
+    stats: Object.fromEntries(
+      TIDE_STATS.map((stat) => [stat, row[stat] === null || row[stat] === undefined ? null : Number(row[stat])]),
+    ) as Record<TideStat, number | null>,
+  };
+}
+
+/** The report's statement with its parameters, as tideRows runs it (for EXPLAIN and benchmarks). */
+export function tideStatement(clinicId: string, parameters: TideParameters, now: Date = new Date()) {
+  return {
+    sql: reportSql(parameters.categories),
+    params: [
+      parameters.period,
+      clinicId,
+      arrayLiteral(parameters.tags),
+      parameters.lastDataCutoff,
+      new Date(now.getTime() - TIDE_NO_DATA_AGE_MS),
+      parameters.lastDataCutoff,
+      parameters.excludeNoData ? 0 : TIDE_NO_DATA_LIMIT,
+      clinicId,
+    ],
+  };
+}
+
+/** The report's rows, in one statement. */
+export async function tideRows(
+  scope: Scope,
+  clinicId: string,
+  parameters: TideParameters,
+  now: Date = new Date(),
+): Promise<TideRows> {
+  const { sql, params } = tideStatement(clinicId, parameters, now);
+  const rows = await scope.em.getConnection().execute<Record<string, unknown>[]>(sql, params);
+  const clinical = rows.filter((row) => Number(row.part) === 0);
+  const noData = parameters.excludeNoData ? null : rows.filter((row) => Number(row.part) === 1).map(toRow);
+  return { categories: assign(parameters.categories, clinical), noData };
+}
+
+/**
+ * The rows per category. With the 100 taken, the loop stopped after the category of the last
+ * row: later categories are not in the report at all; before that, a category without patients
+ * is there, empty.
+ */
+export function assign(order: readonly TideCategoryKey[], rows: Record<string, unknown>[]) {
+  const reached = rows.length >= TIDE_PATIENT_LIMIT ? Number(rows[rows.length - 1].category) + 1 : order.length;
+  const categories = order.slice(0, reached).map((category) => ({ category, rows: [] as TideRow[] }));
+  for (const row of rows) categories[Number(row.category)].rows.push(toRow(row));
+  return categories;
+}

@@ -1,0 +1,109 @@
+import { forbidden, notFound, unauthenticated } from '../../../kernel/errors';
+import { Loader } from '../../../kernel/loader';
+import { isAuthenticated } from '../../../kernel/principal';
+import { arrayLiteral } from '../../../kernel/sql';
+import type { Scope } from '../../../kernel/scope';
+import { assertUserId } from '../../../kernel/validation';
+import type { ClinicsService } from '../clinics.service';
+import { assertClinicAccess } from '../membership';
+import { execute } from '../patient-sql';
+import type { TideCategoryKey } from './categories';
+import { parseDataSources, type PatientDataSource } from './data-sources';
+import { parseTideRequest, type TideParameters, type TideRequest } from './parameters';
+import { tideRows, type TideRow } from './tide-sql';
+
+/** A TIDE report before it is shaped for a transport. */
+export interface TideReportData {
+  clinicId: string;
+  parameters: TideParameters;
+  /** Reached categories in priority order; a patient is in at most one; 100 patients at most in all. */
+  categories: { category: TideCategoryKey; rows: TideRow[] }[];
+  /** At most 50; null when excluded. */
+  noData: TideRow[] | null;
+}
+
+const patientKey = (clinicId: string, userId: string) => `${clinicId}:${userId}`;
+
+/**
+ * Tidepool's TIDE report ("Time in Diabetes Emergency"): which of a clinic's patients with
+ * some tags most need a look, by their CGM statistics of a period, and the patients whose data
+ * stopped arriving. Its CLINIC_MEMBERs, CLINIC_ADMINs and server tokens may read it. Also keeps
+ * the patients' data sources the report shows.
+ */
+export class TideService {
+  constructor(private readonly clinics: ClinicsService) {}
+
+  async report(scope: Scope, clinicId: string, request: TideRequest): Promise<TideReportData> {
+    await this.clinics.find(scope, clinicId);
+    await assertClinicAccess(scope, clinicId, 'read');
+    const parameters = parseTideRequest(request);
+    const { categories, noData } = await tideRows(scope, clinicId, parameters);
+    // The entries link to their patients, whose data sources are then known without a query.
+    const loader = dataSourcesLoader(scope);
+    for (const row of [...categories.flatMap((category) => category.rows), ...(noData ?? [])])
+      loader.prime(patientKey(row.patient.clinicId, row.patient.userId), row.dataSources);
+    return { clinicId, parameters, categories, noData };
+  }
+
+  /** The data sources on a clinic's record of a patient (null: none reported), batched per request. */
+  dataSources(scope: Scope, clinicId: string, userId: string): Promise<PatientDataSource[] | null> {
+    return dataSourcesLoader(scope).load(patientKey(clinicId, userId));
+  }
+
+  /**
+   * A user's data sources with an id, as last reported (every clinic record of the user holds the
+   * same list); the caller's access to the user is checked by whoever asks.
+   */
+  async userDataSources(scope: Scope, userId: string): Promise<{ id: string; providerName: string; state: string }[]> {
+    const [row] = await execute<{ data_sources: PatientDataSource[] }[]>(
+      scope.em,
+      'select data_sources from clinic_patients where user_id = ? and data_sources is not null order by updated_time desc limit 1',
+      [userId],
+    );
+    return (row?.data_sources ?? []).flatMap((source) =>
+      source.dataSourceId === undefined
+        ? []
+        : [{ id: source.dataSourceId, providerName: source.providerName, state: source.state }],
+    );
+  }
+
+  /**
+   * Replaces a user's data sources on its record in every clinic (Tidepool's internal
+   * UpdatePatientDataSources, called by the data-source worker): server tokens only. NOT_FOUND
+   * when the user is no clinic's patient. Answers the data sources as stored.
+   */
+  async updateDataSources(scope: Scope, userId: string, body: unknown): Promise<PatientDataSource[]> {
+    if (!isAuthenticated(scope.principal)) throw unauthenticated();
+    if (!scope.principal.isServer) throw forbidden('Only a server reports data sources');
+    assertUserId(userId);
+    const sources = parseDataSources(body);
+    const rows = await execute<unknown[]>(
+      scope.em,
+      'update clinic_patients set data_sources = ?::jsonb, updated_time = ? where user_id = ? returning clinic_id',
+      [JSON.stringify(sources), new Date(), userId],
+    );
+    if (!rows.length) throw notFound(`User ${userId} is no clinic's patient`);
+    dataSourcesLoader(scope).clearAll();
+    return sources;
+  }
+}
+
+function dataSourcesLoader(scope: Scope): Loader<string, PatientDataSource[] | null> {
+  return scope.loaders.get(
+    'clinics.dataSources',
+    () =>
+      new Loader<string, PatientDataSource[] | null>(async (keys) => {
+        const pairs = keys.map((key) => key.split(':'));
+        const rows = await scope.em
+          .getConnection()
+          .execute<{ clinic_id: string; user_id: string; data_sources: PatientDataSource[] | null }[]>(
+            `select p.clinic_id, p.user_id, p.data_sources
+               from clinic_patients p join unnest(?::text[], ?::text[]) as k(clinic_id, user_id)
+                 on p.clinic_id = k.clinic_id and p.user_id = k.user_id`,
+            [arrayLiteral(pairs.map(([clinicId]) => clinicId)), arrayLiteral(pairs.map(([, userId]) => userId))],
+          );
+        const found = new Map(rows.map((row) => [patientKey(row.clinic_id, row.user_id), row.data_sources]));
+        return keys.map((key) => found.get(key) ?? null);
+      }),
+  );
+}

@@ -1,0 +1,194 @@
+import { performance } from 'node:perf_hooks';
+import pg from 'pg';
+import { EXPORTED_STAT_NAMES, STAT_COLUMNS } from '../../../src/domains/glucose/period-stats';
+import { bucketsOf } from '../../../src/domains/glucose/summary/buckets';
+import { summarise } from '../../../src/domains/glucose/summary/periods';
+import { BENCH_SECONDS, load, type Measurement } from '../harness';
+import type { BenchEnvironment } from '../setup';
+import { signUpUser } from './seed';
+
+const PATIENTS = 10_000;
+/** Users of other clinics with summaries too: the statistics table holds more than this clinic. */
+const OTHER_USERS = 30_000;
+const PERIODS = ['1d', '7d', '14d', '30d'];
+const DAY = 86_400_000;
+
+/** A 30-day CGM summary (every period and its previous period), as the service stores it. */
+function sampleSummary(): string {
+  const end = Date.UTC(2026, 10, 20);
+  const readings = Array.from({ length: 30 * 288 }, (_, index) => ({
+    time: end - 30 * DAY + index * 300_000,
+    mmol: 4 + ((index * 37) % 90) / 10,
+    minutes: 5,
+  }));
+  return JSON.stringify(summarise(bucketsOf(readings, 'cgm'), 'cgm'));
+}
+
+/**
+ * The clinic's 10,000 patients, each with a 30-day CGM summary: its JSON (what the list shows)
+ * and its eight period-statistics rows (what the list filters and sorts on), straight in SQL.
+ * Statistic values vary by patient and period: very-low time from 0 to 5%, CGM use from 50 to
+ * 100%, time in range from 40 to 100%, every other statistic a value of its own.
+ */
+async function seed(client: pg.Client, clinicId: string): Promise<void> {
+  await client.query(
+    `insert into clinic_patients (clinic_id, user_id, full_name, birth_date, email, mrn, tags, permissions, reviews,
+                                  last_reviewed, created_time, updated_time)
+     select $1, substr(md5('filter-patient' || n), 1, 10), 'Patient ' || n, date '1940-01-01' + (n * 7919 % 29000),
+            'filter' || n || '@example.org', 'MRN' || lpad(n::text, 8, '0'), '{}', '{custodian,view,upload,note}',
+            '[]'::jsonb, null, now(), now()
+     from generate_series(1, $2::int) as n`,
+    [clinicId, PATIENTS],
+  );
+  const lastData = new Date(Date.UTC(2026, 10, 20)).toISOString();
+  await client.query(
+    `insert into glucose_summaries (user_id, kind, last_data, first_data, last_upload_date, last_updated_date,
+                                    outdated_since, pending_from, periods, schema_version)
+     select substr(md5('filter-patient' || n), 1, 10), 'cgm', $2::timestamptz, $2::timestamptz - interval '30 days',
+            $2::timestamptz, now(), null, null, $1::jsonb, 6
+     from generate_series(1, $3::int) as n`,
+    [sampleSummary(), lastData, PATIENTS],
+  );
+  const special: Record<string, string> = {
+    timeInVeryLowPercent: '(h % 500) / 10000.0',
+    timeCGMUsePercent: '0.5 + (h / 500 % 500) / 1000.0',
+    timeInTargetPercent: '0.4 + (h / 250000 % 600) / 1000.0',
+  };
+  const columns = EXPORTED_STAT_NAMES.map((name) => STAT_COLUMNS[name]);
+  const values = EXPORTED_STAT_NAMES.map((name, index) => special[name] ?? `(h / ${index + 1} % 1000) / 7.0`);
+  await client.query(
+    `insert into glucose_period_stats (user_id, kind, period, previous, last_data, last_upload_date,
+                                       ${columns.join(', ')}, glycemia_risk_zone)
+     select user_id, 'cgm', period, previous, $1::timestamptz, $1::timestamptz, ${values.join(', ')}, 'A'
+     from (select substr(md5(case when n <= $2 then 'filter-patient' else 'other-user' end || n), 1, 10) as user_id,
+                  period, previous,
+                  ('x' || substr(md5(n || period || previous::text), 1, 8))::bit(32)::int & 2147483647 as h
+           from generate_series(1, $2::int + $3::int) as n,
+                unnest($4::text[]) as period, unnest(array[false, true]) as previous) as rows`,
+    [lastData, PATIENTS, OTHER_USERS, PERIODS],
+  );
+  await client.query('vacuum analyze clinic_patients');
+  await client.query('vacuum analyze glucose_summaries');
+  await client.query('vacuum analyze glucose_period_stats');
+}
+
+/** `connections` clients running one hand-written statement for BENCH_SECONDS (as the clinic-patients floor). */
+async function sqlLoad(name: string, databaseUrl: string, sql: string, params: unknown[], connections = 16) {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: connections });
+  try {
+    const latencies: number[] = [];
+    const end = performance.now() + BENCH_SECONDS * 1000;
+    let errors = 0;
+    await Promise.all(
+      Array.from({ length: connections }, async () => {
+        while (performance.now() < end) {
+          const start = performance.now();
+          await pool.query(sql, params).catch(() => (errors += 1));
+          latencies.push(performance.now() - start);
+        }
+      }),
+    );
+    latencies.sort((a, b) => a - b);
+    const at = (share: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * share))];
+    return {
+      name,
+      requestsPerSecond: latencies.length / BENCH_SECONDS,
+      p50: at(0.5),
+      p99: at(0.99),
+      errors,
+    } satisfies Measurement;
+  } finally {
+    await pool.end();
+  }
+}
+
+/** The same period as the service reads it: a primary-key probe per patient (patient-filters.ts summarySql). */
+const LATERAL = `join lateral (select time_in_very_low_percent, time_cgm_use_percent, time_in_target_percent
+  from glucose_period_stats x where x.user_id = p.user_id and x.kind = 'cgm' and x.period = '14d' and not x.previous
+  offset 0) s on true`;
+const FILTER = 's.time_in_very_low_percent > $2 and s.time_cgm_use_percent > $3';
+
+/**
+ * Issue 15: the patient list of a clinic of 10,000 patients filtered on two summary statistics
+ * and sorted by a third, 50 a page, beside one hand-written statement answering the same page
+ * (the rows, their summaries and both counts).
+ */
+export async function clinicPatientFilterScenarios(env: BenchEnvironment): Promise<Measurement[]> {
+  const admin = await signUpUser(env, 'filter-admin');
+  const headers = { 'x-tidepool-session-token': admin.token, 'content-type': 'application/json' };
+  const created = await fetch(`${env.app.url}/v1/clinics`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ name: 'Filter Clinic', preferredBgUnits: 'mg/dL' }),
+  });
+  if (!created.ok) throw new Error(`creating the clinic answered ${created.status}`);
+  const clinic = (await created.json()) as { id: string };
+  const client = new pg.Client({ connectionString: env.databaseUrl });
+  await client.connect();
+  try {
+    await seed(client, clinic.id);
+    // Twice: the first run reads the partition from disk, the second finds it cached.
+    for (const run of ['first run', 'second run']) {
+      const explained = await client.query(
+        `explain (analyze, buffers, costs off)
+         select p.user_id, (coalesce(s.time_in_target_percent, '-Infinity'::float8))::text as sort_value,
+                count(*) over () as full_count
+           from clinic_patients p ${LATERAL}
+          where p.clinic_id = $1 and ${FILTER}
+          order by coalesce(s.time_in_target_percent, '-Infinity'::float8) desc, p.user_id desc limit 51`,
+        [clinic.id, 0.01, 0.7],
+      );
+      const plan = explained.rows.map((row) => row['QUERY PLAN'] as string).join('\n');
+      console.error(`EXPLAIN of the service's page query (10,000 patients), ${run}:\n${plan}`);
+    }
+  } finally {
+    await client.end();
+  }
+
+  const floorSql = `with page as (
+      select p.clinic_id, p.user_id, p.full_name, p.birth_date::text, p.email, p.mrn, p.tags, p.permissions, p.reviews,
+             p.last_reviewed, p.created_time, p.updated_time, s.time_in_target_percent as sort_value,
+             count(*) over () as count
+        from clinic_patients p ${LATERAL}
+       where p.clinic_id = $1 and ${FILTER}
+       order by s.time_in_target_percent desc, p.user_id desc limit 50)
+    select page.*, g.periods, g.last_data, (select count(*) from clinic_patients where clinic_id = $1) as total_count
+      from page left join glucose_summaries g on g.user_id = page.user_id and g.kind = 'cgm'
+     order by page.sort_value desc, page.user_id desc`;
+  const url =
+    `${env.app.url}/v1/clinics/${clinic.id}/patients?cgm.timeInVeryLowPercent=${encodeURIComponent('>0.01')}` +
+    `&cgm.timeCGMUsePercent=${encodeURIComponent('>0.7')}&sort=-timeInTargetPercent&sortType=cgm&limit=50`;
+  const response = await fetch(url, { headers });
+  const body = (await response.json()) as { data: unknown[]; meta: { count: number; totalCount: number } };
+  if (!response.ok || body.meta.totalCount !== PATIENTS || body.data.length !== 50)
+    throw new Error(`${url} answered ${response.status}: ${JSON.stringify(body).slice(0, 300)}`);
+  const notes = `${response.headers.get('x-sql-statements')} SQL statements/request, ${body.meta.count} matches`;
+  const rows: Measurement[] = [];
+  // Under load (16 at once, as the other rows) and one request at a time (the latency a clinician sees).
+  for (const connections of [16, 1]) {
+    const floor = await sqlLoad(
+      `floor: one SQL statement, 2 summary filters + summary sort, page of 50 + summaries + counts (${connections} at once)`,
+      env.databaseUrl,
+      floorSql,
+      [clinic.id, 0.01, 0.7],
+      connections,
+    );
+    const listed = await load(
+      `REST GET /v1/clinics/{id}/patients?cgm.timeInVeryLowPercent&cgm.timeCGMUsePercent&sort=-timeInTargetPercent&limit=50 (10,000 patients, ${connections} at once)`,
+      { url, headers, connections },
+      floor.name,
+    );
+    listed.notes = notes;
+    rows.push(floor, listed);
+  }
+  // Reference: the same page size without summary filters, to tell the filters' cost from the page's.
+  const plain = await load(
+    'REST GET /v1/clinics/{id}/patients?sort=-fullName&limit=50 (reference: no summary filter)',
+    {
+      url: `${env.app.url}/v1/clinics/${clinic.id}/patients?sort=-fullName&limit=50`,
+      headers,
+    },
+  );
+  rows.push(plain);
+  return rows;
+}

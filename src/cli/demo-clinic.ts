@@ -118,6 +118,14 @@ export interface DemoOptions {
   onPatient: () => void;
 }
 
+/** The seeded clinic, with the ids of its patient tags by name. */
+export interface DemoClinic {
+  id: string;
+  name: string;
+  shareCode: string;
+  tagIds: Map<string, string>;
+}
+
 /** Seeds the demo clinic through the service's API; answers the clinic. */
 export async function seedDemoClinic({
   base,
@@ -125,7 +133,7 @@ export async function seedDemoClinic({
   adminPassword,
   patients: count,
   onPatient,
-}: DemoOptions): Promise<{ id: string; name: string; shareCode: string }> {
+}: DemoOptions): Promise<DemoClinic> {
   const server = new Api(base, await serverToken(base, secret));
   const admin = new Api(base, await adminToken(base, adminPassword));
   const clinics = await admin.call<ClinicJson[]>('GET', '/v1/clinics?limit=1000');
@@ -193,10 +201,34 @@ export async function seedDemoClinic({
       await server.call('POST', `/v1/datasets/${datasetId}/data`, readings.slice(start, start + 1000));
     onPatient();
   }
-  return clinic;
+  return { id: clinic.id, name: clinic.name, shareCode: clinic.shareCode, tagIds };
 }
 
-/** What the seed prints when done. */
-export const demoSummary = (clinic: { id: string; shareCode: string }, count: number) =>
-  `${CLINIC_NAME} (${clinic.id}, share code ${clinic.shareCode}) has ${count} demo patients with ${DAYS} days of CGM data.\n` +
-  `Sign in as ${ADMIN_EMAIL} (DEMO_ADMIN_PASSWORD, default islet-demo-admin) to see them.\n`;
+/** The demo clinic's TIDE report for its "Type 1" patients, a week of data recency: as a REST URL and a GraphQL query. */
+export function demoTideReport(base: string, clinic: DemoClinic): { restUrl: string; graphqlQuery: string } {
+  const tag = clinic.tagIds.get('Type 1')!;
+  const cutoff = new Date(Math.floor(Date.now() / 86_400_000) * 86_400_000 - 7 * 86_400_000).toISOString();
+  return {
+    restUrl: `${base}/v1/clinics/${clinic.id}/tide_report?period=14d&tags=${tag}&lastDataCutoff=${cutoff}`,
+    graphqlQuery:
+      `{ clinic(id: "${clinic.id}") { tideReport(period: FOURTEEN_DAYS, tagIds: ["${tag}"], lastDataCutoff: "${cutoff}") {\n` +
+      `    categories { category entries { patient { fullName } timeInTargetPercent timeInVeryLowPercent } }\n` +
+      `    noData { patient { fullName } lastData } } } }`,
+  };
+}
+
+/** What the seed prints when done: how to sign in, and the clinic's TIDE report through REST and the playground. */
+export function demoSummary(base: string, clinic: DemoClinic, count: number): string {
+  const { restUrl, graphqlQuery } = demoTideReport(base, clinic);
+  return [
+    `${CLINIC_NAME} (${clinic.id}, share code ${clinic.shareCode}) has ${count} demo patients with ${DAYS} days of CGM data.`,
+    `Sign in as ${ADMIN_EMAIL} (DEMO_ADMIN_PASSWORD, default islet-demo-admin) to see them.`,
+    '',
+    'Its TIDE report for the patients tagged "Type 1", through REST (the session token from POST /auth/login):',
+    `  curl -H "X-Tidepool-Session-Token: $TOKEN" '${restUrl}'`,
+    '',
+    `and in the playground (${base}/graphql, signed in as ${ADMIN_EMAIL}):`,
+    graphqlQuery.replace(/^/gm, '  '),
+    '',
+  ].join('\n');
+}

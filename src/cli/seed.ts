@@ -35,7 +35,7 @@ async function main(): Promise<void> {
     patients: count,
     onPatient: () => bar.increment(),
   }).finally(() => bar.stop());
-  process.stdout.write(demoSummary(clinic, count));
+  process.stdout.write(demoSummary(base, clinic, count));
 }
 
 /** Says what to do when nothing answers at `base`, instead of the HTTP client's bare "fetch failed". */

@@ -5,6 +5,8 @@ import type { Browser } from 'playwright-core';
 import { signUp, type TestAccount } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/app';
 import { describeWithBrowser, launchChromium } from '../support/chromium';
+import { eventually } from '../support/eventually';
+import { call } from '../support/http';
 
 /** The query the analyst runs; `me { userId }` in the schema's contract. */
 const ME_QUERY = '{ me { userId } }';
@@ -109,6 +111,61 @@ describeWithBrowser('the GraphQL playground in Chromium', () => {
     expect(requests.filter((url) => new URL(url).origin !== origin && !url.startsWith('data:'))).toEqual([]);
     expect(requests).toContain(`${origin}/graphql/playground/graphql.worker.js`);
     expect(problems.filter((text) => /Content Security Policy|Refused/i.test(text))).toEqual([]);
+    await context.close();
+  }, 60_000);
+
+  it('runs a subscription over WebSocket and shows the summary an upload changes', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text());
+    });
+    const sockets: string[] = [];
+    page.on('websocket', (socket) => sockets.push(socket.url()));
+    await page.goto(`${app.url}/graphql`);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL((url) => url.pathname.startsWith('/realms/dev1/'));
+    await page.getByLabel('Email').fill(alice.email);
+    await page.getByLabel('Password').fill(alice.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL((url) => url.pathname === '/graphql' && url.search === '');
+
+    const editor = page.locator('.graphiql-query-editor .monaco-editor').first();
+    await editor.click();
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.press('Delete');
+    await page.keyboard.insertText(
+      `subscription { glucoseSummaryUpdated(userId: "${alice.userid}") { kind glucoseSummary(period: ONE_DAY) { cgm { period { totalRecords } } } } }`,
+    );
+    const following = async () => {
+      const text = await (await fetch(`${app.url}/metrics`)).text();
+      return /^islet_live_subscriptions\{topic="user"\} 1$/m.test(text);
+    };
+    await page.keyboard.press('ControlOrMeta+Enter');
+    await eventually(following, 'the playground subscribed');
+
+    const opened = await call(app.url, `/v1/users/${alice.userid}/datasets`, {
+      token: alice.token,
+      json: { dataSetType: 'continuous' },
+    });
+    const now = Math.floor(Date.now() / 300_000) * 300_000;
+    const records = [0, 1, 2].map((index) => ({
+      type: 'cbg',
+      time: new Date(now - index * 300_000).toISOString(),
+      value: 110,
+      units: 'mg/dL',
+    }));
+    expect(
+      (await call(app.url, `/v1/datasets/${opened.body.data.id}/data`, { token: alice.token, json: records })).status,
+    ).toBe(200);
+    const result = page.locator('.result-window');
+    await expect(result.getByText('CGM').first().waitFor({ timeout: 20_000 })).resolves.toBeUndefined();
+    const shown = (await result.innerText()).replace(/\s+/g, ' ');
+    expect(shown).toContain('"totalRecords": 3');
+    await page.screenshot({ path: path.join(OUTPUT, 'playground-subscription.png') });
+    expect(sockets).toEqual([`${new URL(app.url).origin.replace('http', 'ws')}/graphql`]);
+    expect(problems.filter((text) => /Content Security Policy|Refused|WebSocket/i.test(text))).toEqual([]);
     await context.close();
   }, 60_000);
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { seedDemoClinic } from '../../src/cli/demo-clinic';
+import { demoSummary, demoTideReport, seedDemoClinic } from '../../src/cli/demo-clinic';
+import { call, graphql } from '../support/http';
 import { startTestApp, type TestApp } from '../support/app';
 import { eventually } from '../support/eventually';
 
@@ -49,5 +50,32 @@ describe('npm run seed', () => {
     const second = await totals();
     expect({ ...second, readings: 0 }).toEqual({ ...first, readings: 0 });
     expect(second.readings - first.readings).toBeLessThanOrEqual(2 * 2);
+  });
+
+  it('prints the demo clinic’s TIDE report through REST and for the playground, and both answer', async () => {
+    const clinic = await seedDemoClinic({
+      base: app.url,
+      serverSecret: app.serverSecret,
+      adminPassword: 'demo-password-for-tests',
+      patients: 2,
+      onPatient: () => undefined,
+    });
+    const { restUrl, graphqlQuery } = demoTideReport(app.url, clinic);
+    const printed = demoSummary(app.url, clinic, 2);
+    expect(printed).toContain(restUrl);
+    expect(printed).toContain('tideReport(period: FOURTEEN_DAYS');
+    const login = await call(app.url, '/auth/login', {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from('demo-admin@islet.example:demo-password-for-tests').toString('base64')}`,
+      },
+    });
+    const token = login.headers.get('x-tidepool-session-token')!;
+    const rest = await call(app.url, new URL(restUrl).pathname + new URL(restUrl).search, { token });
+    expect(rest.status).toBe(200);
+    expect(rest.body.config).toMatchObject({ clinicId: clinic.id, period: '14d' });
+    const played = await graphql(app.url, graphqlQuery, {}, token);
+    expect(played.body.errors).toBeUndefined();
+    expect(played.body.data.clinic.tideReport.categories.length).toBeGreaterThan(0);
   });
 });

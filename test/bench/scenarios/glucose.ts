@@ -140,9 +140,20 @@ export async function glucoseScenarios(env: BenchEnvironment): Promise<Measureme
   }
 }
 
-/** A day of readings ending at the current 5 minutes, `shift` ms earlier (so each upload adds new records). */
+/** `promise`, or an error saying `what` after `ms`. */
+async function within<T>(ms: number, promise: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(what)), ms)));
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A day of readings ending at the current 5 minutes, `shift` ms later (so each upload adds newer records). */
 const recentDay = (shift: number) => {
-  const start = Math.floor(Date.now() / FIVE_MINUTES) * FIVE_MINUTES - 288 * FIVE_MINUTES - shift;
+  const start = Math.floor(Date.now() / FIVE_MINUTES) * FIVE_MINUTES - 288 * FIVE_MINUTES + shift;
   return Array.from({ length: 288 }, (_, index) => reading(index, start));
 };
 
@@ -179,7 +190,7 @@ async function uploadToDashboard(env: BenchEnvironment): Promise<Measurement> {
       const answered = performance.now();
       const newest = records.at(-1)!.time;
       for (;;) {
-        const { data, errors } = await updates.next();
+        const { data, errors } = await within(30_000, updates.next(), 'the dashboard received no update within 30 s');
         if (errors) throw new Error(`the subscription answered ${JSON.stringify(errors)}`);
         if (data!.glucoseSummaryUpdated.glucoseSummary?.cgm?.dates.lastData === newest) break;
       }

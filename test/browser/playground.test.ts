@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { signUp, type TestAccount } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/app';
 import { describeWithBrowser, launchChromium } from '../support/chromium';
@@ -30,6 +30,17 @@ describeWithBrowser('the GraphQL playground in Chromium', () => {
     await app?.stop();
   });
 
+  /** Opens the playground and signs in as Alice through the realm's login page. */
+  async function signIn(page: Page): Promise<void> {
+    await page.goto(`${app.url}/graphql`);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL((url) => url.pathname.startsWith('/realms/dev1/'));
+    await page.getByLabel('Email').fill(alice.email);
+    await page.getByLabel('Password').fill(alice.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL((url) => url.pathname === '/graphql' && url.search === '');
+  }
+
   it('signs in through the realm login page, runs a query with the token, and asks only its own origin', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
@@ -50,13 +61,7 @@ describeWithBrowser('the GraphQL playground in Chromium', () => {
     });
     page.on('pageerror', (error) => problems.push(error.message));
 
-    await page.goto(`${app.url}/graphql`);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL((url) => url.pathname.startsWith('/realms/dev1/'));
-    await page.getByLabel('Email').fill(alice.email);
-    await page.getByLabel('Password').fill(alice.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL((url) => url.pathname === '/graphql' && url.search === '');
+    await signIn(page);
     await expect(page.getByTestId('signed-in-as').textContent()).resolves.toContain(alice.userid);
 
     // Monaco's query editor: replace the default query with ours, then run it.
@@ -123,13 +128,7 @@ describeWithBrowser('the GraphQL playground in Chromium', () => {
     });
     const sockets: string[] = [];
     page.on('websocket', (socket) => sockets.push(socket.url()));
-    await page.goto(`${app.url}/graphql`);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL((url) => url.pathname.startsWith('/realms/dev1/'));
-    await page.getByLabel('Email').fill(alice.email);
-    await page.getByLabel('Password').fill(alice.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL((url) => url.pathname === '/graphql' && url.search === '');
+    await signIn(page);
 
     const editor = page.locator('.graphiql-query-editor .monaco-editor').first();
     await editor.click();

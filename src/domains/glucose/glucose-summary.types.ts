@@ -2,6 +2,7 @@ import { Field, Float, Int, ObjectType, registerEnumType } from 'type-graphql';
 import type { PeriodSummary } from './glucose.service';
 import type { ExportedPeriod } from './summary/export';
 import { STAT_NAMES, type StatName } from './summary/periods';
+import { BGM_STAT_NAMES } from './period-stats';
 
 /** Summary periods: UPPER_SNAKE_CASE in GraphQL, Tidepool's keys inside. */
 export enum SummaryPeriodValue {
@@ -115,21 +116,6 @@ function statisticFields(target: object, names: readonly string[]): void {
 
 const withDeltas = (names: readonly StatName[]) => names.flatMap((name) => [name, `${name}Delta`]);
 
-const BGM_STATS = STAT_NAMES.filter(
-  (name) =>
-    /^timeIn.*(Percent|Records)$/.test(name) ||
-    [
-      'averageGlucoseMmol',
-      'standardDeviation',
-      'coefficientOfVariation',
-      'averageDailyRecords',
-      'totalRecords',
-      'daysWithData',
-      'min',
-      'max',
-    ].includes(name),
-).filter((name) => name !== 'timeInExtremeHighRecords');
-
 @ObjectType({
   description:
     'CGM statistics of one period (Tidepool’s summary): percentages are fractions from 0 to 1, glucose in mmol/L, with each statistic’s change against the previous period.',
@@ -163,7 +149,7 @@ export class BgmPeriod {
     return fill(new BgmPeriod(), period, BGM_FIELDS);
   }
 }
-export const BGM_FIELDS = withDeltas(BGM_STATS);
+export const BGM_FIELDS = withDeltas(BGM_STAT_NAMES);
 statisticFields(BgmPeriod.prototype, BGM_FIELDS);
 
 function fill<T extends object>(target: T, period: ExportedPeriod, names: readonly string[]): T {

@@ -44,22 +44,23 @@ const withDeltas = (names: readonly StatName[]) => names.flatMap((name) => [name
  * fingersticks those counted by readings (no minutes, CGM use, GMI or hours), as Tidepool's
  * clinic service lists them. Each with its delta.
  */
+/** The statistics a fingerstick summary has: no minutes, CGM use or GMI (tidepool-semantics B.8). */
+export const BGM_STAT_NAMES: readonly StatName[] = STAT_NAMES.filter(
+  (name) =>
+    (/^timeIn.*(Percent|Records)$/.test(name) && name !== 'timeInExtremeHighRecords') ||
+    [
+      'averageGlucoseMmol',
+      'standardDeviation',
+      'coefficientOfVariation',
+      'averageDailyRecords',
+      'totalRecords',
+      'daysWithData',
+      'min',
+      'max',
+    ].includes(name),
+);
+
 export const FILTERABLE_STATS: Readonly<Record<SummaryKind, readonly ExportedStatName[]>> = {
   cgm: withDeltas(STAT_NAMES),
-  bgm: withDeltas(
-    STAT_NAMES.filter(
-      (name) =>
-        (/^timeIn.*(Percent|Records)$/.test(name) && name !== 'timeInExtremeHighRecords') ||
-        [
-          'averageGlucoseMmol',
-          'standardDeviation',
-          'coefficientOfVariation',
-          'averageDailyRecords',
-          'totalRecords',
-          'daysWithData',
-          'min',
-          'max',
-        ].includes(name),
-    ),
-  ),
+  bgm: withDeltas(BGM_STAT_NAMES),
 };

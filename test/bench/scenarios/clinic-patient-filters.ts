@@ -1,11 +1,11 @@
-import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { EXPORTED_STAT_NAMES, STAT_COLUMNS } from '../../../src/domains/glucose/period-stats';
 import { bucketsOf } from '../../../src/domains/glucose/summary/buckets';
 import { summarise } from '../../../src/domains/glucose/summary/periods';
-import { BENCH_SECONDS, load, type Measurement } from '../harness';
+import { load, type Measurement } from '../harness';
 import type { BenchEnvironment } from '../setup';
 import { signUpUser } from './seed';
+import { sqlLoad } from '../sql-load';
 
 const PATIENTS = 10_000;
 /** Users of other clinics with summaries too: the statistics table holds more than this clinic. */
@@ -70,36 +70,6 @@ async function seed(client: pg.Client, clinicId: string): Promise<void> {
   await client.query('vacuum analyze clinic_patients');
   await client.query('vacuum analyze glucose_summaries');
   await client.query('vacuum analyze glucose_period_stats');
-}
-
-/** `connections` clients running one hand-written statement for BENCH_SECONDS (as the clinic-patients floor). */
-async function sqlLoad(name: string, databaseUrl: string, sql: string, params: unknown[], connections = 16) {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: connections });
-  try {
-    const latencies: number[] = [];
-    const end = performance.now() + BENCH_SECONDS * 1000;
-    let errors = 0;
-    await Promise.all(
-      Array.from({ length: connections }, async () => {
-        while (performance.now() < end) {
-          const start = performance.now();
-          await pool.query(sql, params).catch(() => (errors += 1));
-          latencies.push(performance.now() - start);
-        }
-      }),
-    );
-    latencies.sort((a, b) => a - b);
-    const at = (share: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * share))];
-    return {
-      name,
-      requestsPerSecond: latencies.length / BENCH_SECONDS,
-      p50: at(0.5),
-      p99: at(0.99),
-      errors,
-    } satisfies Measurement;
-  } finally {
-    await pool.end();
-  }
 }
 
 /** The same period as the service reads it: a primary-key probe per patient (patient-filters.ts summarySql). */

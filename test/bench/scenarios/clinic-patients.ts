@@ -1,9 +1,9 @@
-import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { PATIENT_ORDER, PATIENT_SEARCH_TEXT } from '../../../src/domains/clinics/clinic-patient.entity';
-import { BENCH_SECONDS, load, type Measurement } from '../harness';
+import { load, type Measurement } from '../harness';
 import type { BenchEnvironment } from '../setup';
 import { signUpUser } from './seed';
+import { sqlLoad } from '../sql-load';
 
 const PATIENTS = 50_000;
 const FIRST_NAMES = ['Olivia', 'Liam', 'Emma', 'Noah', 'Ava', 'Elijah', 'Sofia', 'Mateo', 'Amara', 'Kenji'];
@@ -31,40 +31,6 @@ async function seedPatients(client: pg.Client, clinicId: string, tagIds: string[
   );
   // As autovacuum would after a bulk load: counts read the visibility map instead of every row.
   await client.query('vacuum analyze clinic_patients');
-}
-
-/**
- * The floor: `connections` clients running the one hand-written statement that answers the same
- * page (the rows and both counts) straight on PostgreSQL, for BENCH_SECONDS, with the same
- * number of concurrent requests the HTTP rows use.
- */
-async function sqlLoad(name: string, databaseUrl: string, sql: string, params: unknown[], connections = 16) {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: connections });
-  try {
-    const latencies: number[] = [];
-    const end = performance.now() + BENCH_SECONDS * 1000;
-    let errors = 0;
-    await Promise.all(
-      Array.from({ length: connections }, async () => {
-        while (performance.now() < end) {
-          const start = performance.now();
-          await pool.query(sql, params).catch(() => (errors += 1));
-          latencies.push(performance.now() - start);
-        }
-      }),
-    );
-    latencies.sort((a, b) => a - b);
-    const at = (share: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * share))];
-    return {
-      name,
-      requestsPerSecond: latencies.length / BENCH_SECONDS,
-      p50: at(0.5),
-      p99: at(0.99),
-      errors,
-    } satisfies Measurement;
-  } finally {
-    await pool.end();
-  }
 }
 
 const COUNTS = (filter: string) =>

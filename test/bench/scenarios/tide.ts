@@ -1,8 +1,8 @@
-import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { BENCH_SECONDS, load, type Measurement } from '../harness';
+import { load, type Measurement } from '../harness';
 import type { BenchEnvironment } from '../setup';
 import { signUpUser } from './seed';
+import { sqlLoad } from '../sql-load';
 
 const PATIENTS = 10_000;
 
@@ -60,36 +60,6 @@ async function seedStats(client: pg.Client): Promise<void> {
        from stats`,
     [PATIENTS],
   );
-}
-
-/** The same run's floor: `connections` clients running one statement straight on PostgreSQL. */
-async function sqlLoad(name: string, databaseUrl: string, sql: string, params: unknown[], connections = 16) {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: connections });
-  try {
-    const latencies: number[] = [];
-    const end = performance.now() + BENCH_SECONDS * 1000;
-    let errors = 0;
-    await Promise.all(
-      Array.from({ length: connections }, async () => {
-        while (performance.now() < end) {
-          const start = performance.now();
-          await pool.query(sql, params).catch(() => (errors += 1));
-          latencies.push(performance.now() - start);
-        }
-      }),
-    );
-    latencies.sort((a, b) => a - b);
-    const at = (share: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * share))];
-    return {
-      name,
-      requestsPerSecond: latencies.length / BENCH_SECONDS,
-      p50: at(0.5),
-      p99: at(0.99),
-      errors,
-    } satisfies Measurement;
-  } finally {
-    await pool.end();
-  }
 }
 
 /**

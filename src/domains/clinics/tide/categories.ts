@@ -42,7 +42,8 @@ export interface TideCategoryRule {
   descending: boolean;
 }
 
-export const TIDE_CATEGORY_KEYS = [
+/** The categories Tidepool reports when the request names none, highest priority first. */
+const DEFAULT_CATEGORY_KEYS = [
   'timeInVeryLowPercent',
   'timeInAnyLowPercent',
   'timeInVeryHighPercent',
@@ -50,6 +51,11 @@ export const TIDE_CATEGORY_KEYS = [
   'dropInTimeInTargetPercent',
   'timeCGMUsePercent',
   'meetingTargets',
+] as const;
+
+/** Every category: the defaults, then those reported only when asked for. */
+export const TIDE_CATEGORY_KEYS = [
+  ...DEFAULT_CATEGORY_KEYS,
   'timeInTargetPercent',
   'timeInExtremeHighPercent',
 ] as const;
@@ -132,15 +138,7 @@ export const TIDE_CATEGORIES: Readonly<Record<TideCategoryKey, TideCategoryRule>
 };
 
 /** The report's categories when the request names none, highest priority first. */
-export const DEFAULT_CATEGORIES: readonly TideCategoryKey[] = [
-  'timeInVeryLowPercent',
-  'timeInAnyLowPercent',
-  'timeInVeryHighPercent',
-  'timeInAnyHighPercent',
-  'dropInTimeInTargetPercent',
-  'timeCGMUsePercent',
-  'meetingTargets',
-];
+export const DEFAULT_CATEGORIES: readonly TideCategoryKey[] = DEFAULT_CATEGORY_KEYS;
 
 export const isTideCategory = (name: string): name is TideCategoryKey =>
   (TIDE_CATEGORY_KEYS as readonly string[]).includes(name);

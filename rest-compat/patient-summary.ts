@@ -27,29 +27,33 @@ const CONFIG = {
 type Side = { dates: Record<string, unknown>; period: Record<string, unknown> } | null;
 type Summary = { cgm: Side; bgm: Side } | null;
 
-const present = (values: Record<string, unknown>) =>
-  Object.fromEntries(Object.entries(values).filter(([, value]) => value !== null));
+/** The entries of `values` that are not null (the statistics the clinic copy keeps). */
+function present(values: Record<string, unknown>): Record<string, unknown> {
+  const kept: Record<string, unknown> = {};
+  for (const name in values) if (values[name] !== null) kept[name] = values[name];
+  return kept;
+}
 
 /** The statistics Tidepool flags with `has<Name>`: true when the clinic copy holds a value other than 0. */
 const FLAGGED = /^(timeIn|timeCGMUse|averageGlucoseMmol|glucoseManagementIndicator|totalRecords|averageDailyRecords)/;
 const flagName = (name: string) => `has${name[0]!.toUpperCase()}${name.slice(1)}`;
+/** Each flagged statistic's flag, computed once: a page of 50 patients has 2,000 periods to flag. */
+const FLAGS = new Map(
+  [...CGM_FIELDS, ...BGM_FIELDS]
+    .filter((name) => FLAGGED.test(name) && !name.endsWith('Delta'))
+    .map((name) => [name, flagName(name)]),
+);
+/** Tidepool's clinic copy keeps CGM deviation and variation as plain numbers, 0 when unset. */
+const PLAIN_CGM = ['standardDeviation', 'coefficientOfVariation'].flatMap((name) => [name, `${name}Delta`]);
 
 function legacyPeriod(period: Record<string, unknown>, kind: 'cgm' | 'bgm'): Record<string, unknown> {
-  const flags = Object.fromEntries(
-    Object.entries(period)
-      .filter(([name]) => FLAGGED.test(name) && !name.endsWith('Delta'))
-      .map(([name, value]) => [flagName(name), value !== null && value !== 0]),
-  );
-  // Tidepool's clinic copy keeps CGM deviation and variation as plain numbers, 0 when unset.
-  const plain =
-    kind === 'cgm'
-      ? Object.fromEntries(
-          ['standardDeviation', 'coefficientOfVariation'].flatMap((name) =>
-            [name, `${name}Delta`].map((key) => [key, period[key] ?? 0]),
-          ),
-        )
-      : {};
-  return { ...present(period), ...plain, ...flags };
+  const legacy = present(period);
+  if (kind === 'cgm') for (const name of PLAIN_CGM) legacy[name] = period[name] ?? 0;
+  for (const name in period) {
+    const flag = FLAGS.get(name);
+    if (flag) legacy[flag] = period[name] !== null && period[name] !== 0;
+  }
+  return legacy;
 }
 
 function legacyDates(dates: Record<string, unknown>): Record<string, unknown> {

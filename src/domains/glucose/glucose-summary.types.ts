@@ -134,11 +134,12 @@ export class CgmPeriod {
   glycemiaRiskZone!: GlycemiaRiskZoneValue | null;
 
   static from(period: ExportedPeriod): CgmPeriod {
-    return fill(new CgmPeriod(), period, [...CGM_FIELDS, 'glycemiaRiskIndex', 'glycemiaRiskZone']);
+    return fill(new CgmPeriod(), period, CGM_PERIOD_FIELDS);
   }
 }
 export const CGM_FIELDS = withDeltas(STAT_NAMES);
 statisticFields(CgmPeriod.prototype, CGM_FIELDS);
+const CGM_PERIOD_FIELDS = [...CGM_FIELDS, 'glycemiaRiskIndex', 'glycemiaRiskZone'];
 
 @ObjectType({
   description:
@@ -152,9 +153,12 @@ export class BgmPeriod {
 export const BGM_FIELDS = withDeltas(BGM_STAT_NAMES);
 statisticFields(BgmPeriod.prototype, BGM_FIELDS);
 
+/** `target` with each of `names` from `period`, null where the clinic copy leaves it out. */
 function fill<T extends object>(target: T, period: ExportedPeriod, names: readonly string[]): T {
   const values = period as Record<string, unknown>;
-  return Object.assign(target, Object.fromEntries(names.map((name) => [name, values[name] ?? null])));
+  const filled = target as Record<string, unknown>;
+  for (const name of names) filled[name] = values[name] ?? null;
+  return target;
 }
 
 @ObjectType({ description: 'When a summary’s data begins and ends, and when it was computed.' })
@@ -219,11 +223,14 @@ export class GlucoseSummary {
       const summary = summaries.find((candidate) => candidate.kind === kind);
       if (!summary) return null;
       const dates = Object.assign(new SummaryDates(), summary.dates);
-      return Object.assign(make() as object, {
-        dates,
-        period: period(summary.period),
-        previousPeriod: period(summary.previous),
-      }) as T;
+      const made = Object.assign(make() as object, { dates, period: period(summary.period) });
+      // Built only when asked for: a patient list shows current periods only.
+      let previous: object | undefined;
+      Object.defineProperty(made, 'previousPeriod', {
+        enumerable: true,
+        get: () => (previous ??= period(summary.previous)),
+      });
+      return made as T;
     };
     return Object.assign(new GlucoseSummary(), {
       cgm: side('cgm', () => new CgmSummary(), CgmPeriod.from),

@@ -249,12 +249,18 @@ export class GlucoseService {
     const days = PERIODS[period];
     return (await summaryLoader(scope).load(userId))
       .filter((summary) => summary.periods && summary.lastData)
-      .map((summary) => ({
-        kind: summary.kind,
-        dates: { ...summary, lastData: summary.lastData! },
-        period: exportPeriod(summary.periods!.periods[period], days, summary.kind),
-        previous: exportPeriod(summary.periods!.offsetPeriods[period], days, summary.kind),
-      }));
+      .map((summary) => {
+        let previous: ExportedPeriod | undefined;
+        return {
+          kind: summary.kind,
+          dates: { ...summary, lastData: summary.lastData! },
+          period: exportPeriod(summary.periods!.periods[period], days, summary.kind),
+          // Exported only when read: most views show the current period alone.
+          get previous() {
+            return (previous ??= exportPeriod(summary.periods!.offsetPeriods[period], days, summary.kind));
+          },
+        };
+      });
   }
 
   /**

@@ -27,8 +27,13 @@ const ALWAYS = {
   ]),
 } satisfies Record<SummaryKind, StatName[]>;
 
+/** Each statistic's delta name, built once: every summary read exports hundreds of them. */
+const DELTA = Object.fromEntries(STAT_NAMES.map((name) => [name, `${name}Delta` as const])) as {
+  [Name in StatName]: `${Name}Delta`;
+};
+
 /** The previous period's value of a statistic, rebuilt as current − delta like clinic-worker does. */
-const previous = (period: PeriodWithDeltas, name: StatName) => period[name] - period[`${name}Delta`];
+const previous = (period: PeriodWithDeltas, name: StatName) => period[name] - period[DELTA[name]];
 
 /** Time-in-range percentages mean something once CGM covered most of the period (strict tests). */
 function cgmCoverageEnough(use: number, useMinutes: number, days: number): boolean {
@@ -44,7 +49,7 @@ export function exportPeriod(period: PeriodWithDeltas, days: number, kind: Summa
   const copy = (names: readonly StatName[], withDelta: boolean) => {
     for (const name of names) {
       exported[name] = period[name];
-      if (withDelta) exported[`${name}Delta`] = period[`${name}Delta`];
+      if (withDelta) exported[DELTA[name]] = period[DELTA[name]];
     }
   };
   copy(ALWAYS[kind], true);

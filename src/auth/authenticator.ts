@@ -23,6 +23,15 @@ export class Authenticator {
     if (isRevoked(this.revocations, verified)) throw unauthenticated('Session has ended; log in again');
     return toPrincipal(verified);
   }
+
+  /**
+   * Whether the session behind a principal authenticated earlier still lives: what a long-lived
+   * connection (a GraphQL subscription) asks before each event, as a request would at its start.
+   */
+  isLive(principal: Principal): boolean {
+    if (principal.realm === null || principal.grantId === null) return true;
+    return !this.revocations.isRevoked(principal.realm, principal.grantId);
+  }
 }
 
 /** A user token dies with its session; a service-account token can be revoked on its own. */

@@ -192,8 +192,16 @@ export function graphqlWebSocket({
         if (ctx.extra.connection) ctx.extra.connection.subscriptions -= 1;
       },
       onError: (_ctx, _id, _payload, errors) => formatted(errors),
-      onNext: (_ctx, _id, _payload, _args, result: ExecutionResult) =>
-        result.errors ? { ...result, errors: formatted(result.errors) } : undefined,
+      onNext: (ctx, _id, _payload, _args, result: ExecutionResult) => {
+        // A session ended since the connection authenticated (logout, password change): nothing more is sent.
+        const connection = ctx.extra.connection;
+        if (connection && !authenticator.isLive(connection.principal)) {
+          // Said in place of the event, then the connection closes (after this message is sent).
+          setImmediate(() => ctx.extra.socket.close(CloseCode.Unauthorized, 'Session ended'));
+          return { errors: [{ message: 'Session has ended; log in again', extensions: { code: 'UNAUTHENTICATED' } }] };
+        }
+        return result.errors ? { ...result, errors: formatted(result.errors) } : undefined;
+      },
     },
     sockets,
   );

@@ -233,6 +233,22 @@ describe('the WebSocket transport', () => {
     await expect(subscription.next()).rejects.toBeDefined();
   });
 
+  it('ends a subscription (4401) when its session is logged out, saying so instead of the next event', async () => {
+    const patient = await signUp(app, 'leaving');
+    const live = connect(app.url, patient.token);
+    const updates = await following(live, USER_UPDATES, { userId: patient.userid });
+    expect((await call(app.url, '/auth/logout', { method: 'POST', token: patient.token })).status).toBe(200);
+    const login = await call(app.url, '/auth/login', {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from(`${patient.email}:${patient.password}`).toString('base64')}` },
+    });
+    await uploadReadings({ ...patient, token: login.headers.get('x-tidepool-session-token')! }, [120]);
+    const ended = await updates.next();
+    expect(ended.errors?.[0]).toMatchObject({ extensions: { code: 'UNAUTHENTICATED' } });
+    expect(ended.data).toBeUndefined();
+    expect(await live.closed).toEqual({ code: 4401, reason: 'Session ended' });
+  });
+
   it('serves only subscriptions, within the limits of POST /graphql', async () => {
     const account = await signUp(app, 'limits');
     const live = connect(app.url, account.token);

@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import { pipeline, Transform, type Readable } from 'node:stream';
 import { objectStoreBytes, objectStoreCalls } from '../metrics';
 import { ObjectNotFoundError, type ObjectStore, type PutOptions, type StoredObject } from './object-store';
 
@@ -30,8 +30,17 @@ export class MeteredStore implements ObjectStore {
       () => this.driver.get(key),
       (error) => error instanceof ObjectNotFoundError,
     );
-    body.on('data', (chunk: Buffer) => objectStoreBytes.inc({ direction: 'out' }, chunk.length));
-    return body;
+    // Counted as the reader takes the bytes: a 'data' listener on `body` itself would start it
+    // flowing before the reader is attached, and the bytes it missed would be lost.
+    const counted = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        objectStoreBytes.inc({ direction: 'out' }, chunk.length);
+        done(null, chunk);
+      },
+    });
+    // An error of either side ends both: the reader sees the store's failure, the store sees an abort.
+    pipeline(body, counted, () => undefined);
+    return counted;
   }
 
   stat(key: string): Promise<StoredObject | null> {

@@ -4,6 +4,7 @@ import { integerParameter } from '../binary';
 import { jsonObject, without, withTypes, type JsonType } from '../body';
 import { BG_UNITS, CLINIC_SIZE, CLINIC_TYPE } from '../enums';
 import type { RestRequest, RestRoute } from '../route';
+import { slicePaging } from '../paging';
 
 /** A clinic's fields, asked under their GraphQL names (the same as Tidepool's). */
 export const CLINIC_FIELDS = `id name address city postalCode state country phoneNumbers { type number } clinicType
@@ -81,26 +82,17 @@ export const LIMIT = { default: 10, max: 1000 } as const;
  * variables are made, so a bad limit is refused first.
  */
 export function offsetPaging(path: readonly string[]) {
-  const check = ({ query }: RestRequest) => {
-    const limit = integerParameter(query, 'limit') ?? LIMIT.default;
-    const offset = integerParameter(query, 'offset') ?? 0;
-    if (limit < 1 || limit > LIMIT.max) throw invalid(`limit must be an integer from 1 to ${LIMIT.max}`, 'limit');
-    if (offset < 0) throw invalid('offset must be an integer of at least 0', 'offset');
-    return { limit, offset };
-  };
-  const pages: NonNullable<RestRoute['pages']> = {
+  return slicePaging(
     path,
-    enough: (rows, request) => {
-      const { limit, offset } = check(request);
-      return rows >= offset + limit;
+    ({ query }: RestRequest) => {
+      const limit = integerParameter(query, 'limit') ?? LIMIT.default;
+      const offset = integerParameter(query, 'offset') ?? 0;
+      if (limit < 1 || limit > LIMIT.max) throw invalid(`limit must be an integer from 1 to ${LIMIT.max}`, 'limit');
+      if (offset < 0) throw invalid('offset must be an integer of at least 0', 'offset');
+      return { limit, offset };
     },
-  };
-  const rows = <T>(data: Record<string, unknown>, request: RestRequest): T[] => {
-    const { limit, offset } = check(request);
-    const connection = path.reduce<unknown>((value, key) => (value as Record<string, unknown>)[key], data);
-    return (connection as { nodes: T[] }).nodes.slice(offset, offset + limit);
-  };
-  return { check, pages, rows };
+    ({ limit, offset }) => ({ start: offset, end: offset + limit }),
+  );
 }
 
 /** A query parameter given once, or undefined. */

@@ -122,7 +122,7 @@ function patientListVariables({ query }: RestRequest) {
   const field = sorted?.[1];
   if (sort !== undefined && !(field && (RECORD_SORTS.includes(field) || isSummarySortField(field))))
     throw invalid(
-      'sort must be + or - followed by fullName, birthDate, lastReviewed, or (with sortType) lastData, lastUploadDate or a summary statistic',
+      'sort must be + or - followed by fullName, birthDate, lastReviewed, or (with sortType) lastData, lastUploadDate, firstData, outdatedSince or a summary statistic',
       'sort',
     );
   const sortSource =

@@ -267,6 +267,17 @@ describe('REST filters', () => {
     expect(listed(await list('?sort=-averageGlucoseMmol&sortType=bgm&limit=1'))).toEqual(['B']);
   });
 
+  it('sorts by the summary’s own dates: its oldest reading, and since when it waits for an update', async () => {
+    // D's readings start 4 days before the end, B's and C's 14, A's 28; E has no summary.
+    const byFirstData = listed(await list('?sort=-firstData&sortType=cgm'));
+    expect(byFirstData[0]).toBe('D');
+    expect(byFirstData.slice(1, 3).sort()).toEqual(['B', 'C']);
+    expect(byFirstData.slice(3)).toEqual(['A', 'E']);
+    expect(listed(await list('?sort=%2BfirstData&sortType=cgm')).slice(0, 2)).toEqual(['E', 'A']);
+    // Every summary is up to date, so none waits: all tie, and the page still holds everyone once.
+    expect((await matching('?sort=-outdatedSince&sortType=cgm')).sort()).toEqual(['A', 'B', 'C', 'D', 'E']);
+  });
+
   it('refuses malformed filters, unknown statistics and unusable sorts with a 400 naming the parameter', async () => {
     for (const [query, parameter] of [
       ['?cgm.timeInVeryLowPercent=0.04', 'cgm.timeInVeryLowPercent'],
@@ -331,6 +342,8 @@ describe('GraphQL filters', () => {
     const byLastData = await walk('LAST_DATA');
     expect(byLastData.slice(0, 3).sort()).toEqual(['A', 'B', 'C']);
     expect(byLastData.slice(3)).toEqual(['D', 'E']);
+    const byFirstData = await walk('FIRST_DATA');
+    expect([byFirstData[0], ...byFirstData.slice(3)]).toEqual(['D', 'A', 'E']);
     const byVeryLow = await walk('TIME_IN_VERY_LOW_PERCENT');
     expect(byVeryLow.slice(0, 3)).toEqual(['A', 'C', 'B']);
     expect(byVeryLow.slice(3).sort()).toEqual(['D', 'E']);

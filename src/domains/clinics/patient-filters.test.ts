@@ -129,6 +129,20 @@ describe('summary SQL', () => {
     });
   });
 
+  it('sorts by the summary’s own dates from the summary row, not a period', () => {
+    const sql = summarySql(null, {
+      field: 'outdatedSince',
+      source: checkSummarySort('outdatedSince', { kind: 'bgm' }),
+    });
+    expect(sql.joins).toEqual([
+      "left join lateral (select first_data, outdated_since from glucose_summaries g where g.user_id = p.user_id and g.kind = 'bgm' offset 0) d on true",
+    ]);
+    expect(sql.sort).toEqual({
+      expression: "coalesce(d.outdated_since, '-infinity'::timestamptz)",
+      type: 'timestamptz',
+    });
+  });
+
   it('left-joins a sort on a period no filter reads', () => {
     const sql = summarySql(checkSummaryFilter({ period: '7d', previous: true, bgm: { lastDataTo: new Date(0) } }), {
       field: 'lastData',

@@ -54,8 +54,14 @@ export interface SummaryPeriodRef {
   previous: boolean;
 }
 
+/** The summary dates a list sorts by: of the period's statistics, or of the summary itself. */
+const PERIOD_DATES = { lastData: 'last_data', lastUploadDate: 'last_upload_date' } as const;
+const SUMMARY_DATES = { firstData: 'first_data', outdatedSince: 'outdated_since' } as const;
+type DateSortField = keyof typeof PERIOD_DATES | keyof typeof SUMMARY_DATES;
+const isDateSort = (field: string): field is DateSortField => field in PERIOD_DATES || field in SUMMARY_DATES;
+
 /** What a list sorts by besides the patient record: a statistic or date of one summary period. */
-export type SummarySortField = ExportedStatName | 'lastData' | 'lastUploadDate';
+export type SummarySortField = ExportedStatName | DateSortField;
 
 /** Which summary period a statistic sort reads. */
 export interface SummarySortSource {
@@ -81,7 +87,7 @@ export function summaryStatistic(kind: SummaryKind, name: string): ExportedStatN
 }
 
 export const isSummarySortField = (field: string): boolean =>
-  field === 'lastData' || field === 'lastUploadDate' || summaryStatistic('cgm', field) !== null;
+  isDateSort(field) || summaryStatistic('cgm', field) !== null;
 
 /**
  * A Tidepool filter value (`>0.04`, `<=1440`) as bounds: integers for statistics counted in
@@ -189,7 +195,7 @@ export function checkSummarySort(
   name = 'orderBy',
 ): SummaryPeriodRef {
   if (!source?.kind) throw invalid(`${name}: sorting by ${field} needs the summary type (cgm or bgm) to sort by`, name);
-  if (field !== 'lastData' && field !== 'lastUploadDate' && !summaryStatistic(source.kind, field))
+  if (!isDateSort(field) && !summaryStatistic(source.kind, field))
     throw invalid(`${name}: ${field} is not a ${source.kind} statistic clinics sort on`, name);
   const period = source.period ?? DEFAULT_PERIOD;
   if (!(period in PERIODS)) throw invalid(`${name}.period must be one of ${Object.keys(PERIODS).join(', ')}`, name);
@@ -250,13 +256,22 @@ export function summarySql(
   }
   if (sort) {
     const { kind, period: sortPeriod, previous: sortPrevious } = sort.source;
-    const dated = sort.field === 'lastData' || sort.field === 'lastUploadDate';
-    const column = dated
-      ? sort.field === 'lastData'
-        ? 'last_data'
-        : 'last_upload_date'
-      : STAT_COLUMNS[sort.field as ExportedStatName];
-    const value = join(kind, sortPeriod, sortPrevious, false, column);
+    const dated = isDateSort(sort.field);
+    let value: string;
+    if (sort.field in SUMMARY_DATES) {
+      // Dates of the summary as a whole (not of a period): its own row, one primary-key probe.
+      value = `d.${SUMMARY_DATES[sort.field as keyof typeof SUMMARY_DATES]}`;
+      result.joins.push(
+        `left join lateral (select first_data, outdated_since from glucose_summaries g` +
+          ` where g.user_id = p.user_id and g.kind = '${kind}' offset 0) d on true`,
+      );
+    } else {
+      const column =
+        sort.field in PERIOD_DATES
+          ? PERIOD_DATES[sort.field as keyof typeof PERIOD_DATES]
+          : STAT_COLUMNS[sort.field as ExportedStatName];
+      value = join(kind, sortPeriod, sortPrevious, false, column);
+    }
     result.sort = dated
       ? { expression: `coalesce(${value}, '-infinity'::timestamptz)`, type: 'timestamptz' }
       : { expression: `coalesce(${value}, '-Infinity'::float8)`, type: 'float8' };

@@ -141,6 +141,8 @@ export const ClinicPatientOrderField = {
   LAST_REVIEWED: 'lastReviewed',
   LAST_DATA: 'lastData',
   LAST_UPLOAD_DATE: 'lastUploadDate',
+  FIRST_DATA: 'firstData',
+  OUTDATED_SINCE: 'outdatedSince',
   ...Object.fromEntries(FILTERABLE_STATS.cgm.map((name) => [enumName(name), name])),
 } as Record<string, string> & {
   USER_ID: 'userId';
@@ -161,6 +163,10 @@ registerEnumType(ClinicPatientOrderField, {
     LAST_REVIEWED: { description: 'The last review; patients never reviewed come first ascending, last descending.' },
     LAST_DATA: { description: `The time of the summary’s newest reading. ${SUMMARY_NOTE}` },
     LAST_UPLOAD_DATE: { description: `When the summary’s newest readings were uploaded. ${SUMMARY_NOTE}` },
+    FIRST_DATA: { description: `The time of the oldest reading the summary keeps. ${SUMMARY_NOTE}` },
+    OUTDATED_SINCE: {
+      description: `Since when the summary waits for an update (none when up to date). ${SUMMARY_NOTE}`,
+    },
     ...Object.fromEntries(
       FILTERABLE_STATS.cgm.map((name) => [
         enumName(name),

@@ -93,6 +93,14 @@ export function contentHeaders(stored: { mediaType: string; size?: number | null
   };
 }
 
+/** A query parameter given once, or undefined when absent. */
+export function oneParameter(query: Record<string, unknown>, name: string): string | undefined {
+  const value = query[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw invalid(`query parameter "${name}" must be given once`, name);
+  return value;
+}
+
 /** A query parameter that may repeat or list values separated by commas. */
 export function listParameter(query: Record<string, unknown>, name: string): string[] | undefined {
   const value = query[name];

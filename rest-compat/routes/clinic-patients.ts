@@ -1,6 +1,6 @@
 import { invalid } from '../../src/kernel/errors';
 import { parseDateTime } from '../../src/kernel/validation';
-import { listParameter } from '../binary';
+import { listParameter, oneParameter } from '../binary';
 import { jsonObject, optionalJsonObject, withTypes } from '../body';
 import { PERMISSION_NAME } from '../enums';
 import type { RestRequest, RestRoute } from '../route';
@@ -101,23 +101,16 @@ const summaryVariables = (filter: SummaryFilter | null) =>
     bgm: kindVariables(filter.bgm),
   };
 
-function one(query: Record<string, unknown>, name: string): string | undefined {
-  const value = query[name];
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string') throw invalid(`query parameter "${name}" must be given once`, name);
-  return value;
-}
-
 function patientListVariables({ query }: RestRequest) {
   const summary = parseSummaryParameters(
     Object.fromEntries(
       Object.keys(query)
         .filter((name) => name.startsWith('cgm.') || name.startsWith('bgm.') || SUMMARY_PARAMETERS.includes(name))
-        .map((name) => [name, one(query, name)]),
+        .map((name) => [name, oneParameter(query, name)]),
     ),
   );
   // A `+` in a query string reads as a space: ` fullName` is `+fullName`.
-  const sort = one(query, 'sort');
+  const sort = oneParameter(query, 'sort');
   const sorted = sort === undefined ? null : SORT.exec(sort);
   const field = sorted?.[1];
   if (sort !== undefined && !(field && (RECORD_SORTS.includes(field) || isSummarySortField(field))))
@@ -132,10 +125,10 @@ function patientListVariables({ query }: RestRequest) {
     if (!/^[0-9a-f]{24}$/.test(tag))
       throw invalid('tags must be patient tag ids: 24 lowercase hexadecimal characters', 'tags');
   });
-  const lastReviewed = one(query, 'lastReviewed');
+  const lastReviewed = oneParameter(query, 'lastReviewed');
   return {
     filter: {
-      search: one(query, 'search') ?? null,
+      search: oneParameter(query, 'search') ?? null,
       tags: tags ?? null,
       lastReviewed: lastReviewed === undefined ? null : parseDateTime(lastReviewed, 'lastReviewed').toISOString(),
       ...summaryVariables(summary.filter),
@@ -150,7 +143,7 @@ function patientListVariables({ query }: RestRequest) {
       }),
     },
     // Tidepool's offsetPeriods also shows the previous periods in each patient's summary.
-    offsetPeriods: one(query, 'offsetPeriods') === 'true',
+    offsetPeriods: oneParameter(query, 'offsetPeriods') === 'true',
   };
 }
 

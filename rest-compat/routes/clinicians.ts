@@ -1,3 +1,4 @@
+import { oneParameter } from '../binary';
 import { jsonObject, without, withTypes } from '../body';
 import { CLINICIAN_ROLE } from '../enums';
 import type { RestRequest, RestRoute } from '../route';
@@ -15,9 +16,12 @@ function rolesOf(body: Record<string, unknown>): unknown {
 }
 
 function clinicianFilter({ query }: RestRequest) {
-  const one = (name: string) => (typeof query[name] === 'string' ? (query[name] as string) : undefined);
-  const role = one('role');
-  return { search: one('search'), email: one('email'), role: role && CLINICIAN_ROLE.value(role, 'role') };
+  const role = oneParameter(query, 'role');
+  return {
+    search: oneParameter(query, 'search'),
+    email: oneParameter(query, 'email'),
+    role: role && CLINICIAN_ROLE.value(role, 'role'),
+  };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { invalid } from '../../src/kernel/errors';
 import { parseDateTime } from '../../src/kernel/validation';
-import { integerParameter } from '../binary';
+import { integerParameter, oneParameter } from '../binary';
 import { jsonObject, without, withTypes, type JsonType } from '../body';
 import { BG_UNITS, CLINIC_SIZE, CLINIC_TYPE } from '../enums';
 import type { RestRequest, RestRoute } from '../route';
@@ -93,14 +93,6 @@ export function offsetPaging(path: readonly string[]) {
     },
     ({ limit, offset }) => ({ start: offset, end: offset + limit }),
   );
-}
-
-/** A query parameter given once, or undefined. */
-function oneParameter(query: Record<string, unknown>, name: string): string | undefined {
-  const value = query[name];
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string') throw invalid(`query parameter "${name}" must be given once`, name);
-  return value;
 }
 
 function booleanParameter(query: Record<string, unknown>, name: string): boolean | undefined {

@@ -1,3 +1,4 @@
+import { oneParameter } from '../binary';
 import { isTideCategory } from '../../src/domains/clinics/tide/categories';
 import { parseDataSources } from '../../src/domains/clinics/tide/data-sources';
 import { parseCutoff, parsePeriod, parseTags } from '../../src/domains/clinics/tide/parameters';
@@ -35,13 +36,6 @@ const CATEGORY_NAMES = new Map<string, string>(Object.entries(TideCategoryValue)
 const categoryName = (key: string) => CATEGORY_NAMES.get(key)!;
 const categoryKey = (name: string) => (TideCategoryValue as Record<string, string>)[name];
 
-function one(query: Record<string, unknown>, name: string): string | undefined {
-  const value = query[name];
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string') throw invalid(`query parameter "${name}" must be given once`, name);
-  return value;
-}
-
 /** A comma-separated (or repeated) parameter's items, empty ones dropped. */
 function items(query: Record<string, unknown>, name: string): string[] | undefined {
   const value = query[name];
@@ -54,7 +48,7 @@ function items(query: Record<string, unknown>, name: string): string[] | undefin
 
 /** Go's strconv.ParseBool, which Tidepool's generated server reads booleans with. */
 function booleanParameter(query: Record<string, unknown>, name: string): boolean | undefined {
-  const value = one(query, name);
+  const value = oneParameter(query, name);
   if (value === undefined) return undefined;
   if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value)) return true;
   if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(value)) return false;
@@ -67,9 +61,9 @@ function booleanParameter(query: Record<string, unknown>, name: string): boolean
  * order, and when empty or omitted asks the defaults.
  */
 function tideVariables({ params, query }: RestRequest) {
-  const period = parsePeriod(one(query, 'period'));
+  const period = parsePeriod(oneParameter(query, 'period'));
   const tags = parseTags(items(query, 'tags'));
-  const lastDataCutoff = parseCutoff(one(query, 'lastDataCutoff')).toISOString();
+  const lastDataCutoff = parseCutoff(oneParameter(query, 'lastDataCutoff')).toISOString();
   const named = items(query, 'categories');
   const categories = named?.length ? named.filter(isTideCategory).map(categoryName) : null;
   return {

@@ -1,4 +1,5 @@
 import { invalid } from '../src/kernel/errors';
+import { SummaryPeriodValue } from '../src/domains/glucose/glucose-summary.types';
 
 /**
  * The GraphQL enums the legacy wire shows, each mapped once between its legacy lowercase strings
@@ -7,6 +8,11 @@ import { invalid } from '../src/kernel/errors';
  */
 export class LegacyEnum {
   private readonly toLegacy: Map<string, string>;
+
+  /** From a GraphQL enum whose values are the legacy strings (`ONE_DAY = '1d'`). */
+  static ofValues(graphqlEnum: Readonly<Record<string, string>>): LegacyEnum {
+    return new LegacyEnum(Object.fromEntries(Object.entries(graphqlEnum).map(([name, legacy]) => [legacy, name])));
+  }
 
   constructor(private readonly toGraphql: Readonly<Record<string, string>>) {
     this.toLegacy = new Map(Object.entries(toGraphql).map(([legacy, value]) => [value, legacy]));
@@ -73,3 +79,6 @@ export const CLINICIAN_ROLE = new LegacyEnum({
   CLINIC_MEMBER: 'CLINIC_MEMBER',
   PRESCRIBER: 'PRESCRIBER',
 });
+
+/** Summary periods: Tidepool's `1d` … `30d` keys and GraphQL's `ONE_DAY` … `THIRTY_DAYS`. */
+export const SUMMARY_PERIOD = LegacyEnum.ofValues(SummaryPeriodValue);

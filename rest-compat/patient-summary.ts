@@ -1,20 +1,20 @@
 import { BGM_FIELDS, CGM_FIELDS } from '../src/domains/glucose/glucose-summary.types';
 import { SUMMARY_SCHEMA_VERSION } from '../src/domains/glucose/glucose-summary.entity';
 import { THRESHOLDS_MMOL } from '../src/domains/glucose/summary/ranges';
+import { PERIODS } from '../src/domains/glucose/summary/periods';
+import { SUMMARY_PERIOD } from './enums';
 
-/** Tidepool's period keys and the GraphQL periods they are asked as (one alias each). */
-const PERIODS = { '1d': 'ONE_DAY', '7d': 'SEVEN_DAYS', '14d': 'FOURTEEN_DAYS', '30d': 'THIRTY_DAYS' } as const;
+/** Tidepool's period keys, each asked as its GraphQL period under an alias of its own. */
+const PERIOD_KEYS = Object.keys(PERIODS);
 const alias = (key: string) => `summary${key}`;
 const DATES = 'dates { lastData firstData lastUploadDate lastUpdatedDate outdatedSince }';
 
 /** The GraphQL selection of a clinic patient's summaries for every period, for the legacy shape. */
-export const SUMMARY_FIELDS = Object.entries(PERIODS)
-  .map(
-    ([key, period]) =>
-      `${alias(key)}: glucoseSummary(period: ${period}) {
+export const SUMMARY_FIELDS = PERIOD_KEYS.map(
+  (key) =>
+    `${alias(key)}: glucoseSummary(period: ${SUMMARY_PERIOD.value(key, 'period')}) {
          cgm { ${DATES} period { ${CGM_FIELDS.join(' ')} } } bgm { ${DATES} period { ${BGM_FIELDS.join(' ')} } } }`,
-  )
-  .join(' ');
+).join(' ');
 
 const CONFIG = {
   schemaVersion: SUMMARY_SCHEMA_VERSION,
@@ -70,7 +70,7 @@ function legacyDates(dates: Record<string, unknown>): Record<string, unknown> {
  */
 export function legacySummary(patient: Record<string, unknown>): Record<string, unknown> | undefined {
   const stats = (kind: 'cgm' | 'bgm') => {
-    const sides = Object.keys(PERIODS).map((key) => [key, (patient[alias(key)] as Summary)?.[kind] ?? null] as const);
+    const sides = PERIOD_KEYS.map((key) => [key, (patient[alias(key)] as Summary)?.[kind] ?? null] as const);
     const first = sides.find(([, side]) => side)?.[1];
     if (!first) return undefined;
     const periods = Object.fromEntries(
@@ -84,4 +84,4 @@ export function legacySummary(patient: Record<string, unknown>): Record<string, 
 }
 
 /** The aliases a patient's data carries, to keep them out of the rest of its legacy shape. */
-export const SUMMARY_ALIASES = Object.keys(PERIODS).map(alias);
+export const SUMMARY_ALIASES = PERIOD_KEYS.map(alias);

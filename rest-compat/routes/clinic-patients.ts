@@ -2,7 +2,7 @@ import { invalid } from '../../src/kernel/errors';
 import { parseDateTime } from '../../src/kernel/validation';
 import { listParameter, oneParameter } from '../binary';
 import { jsonObject, optionalJsonObject, withTypes } from '../body';
-import { PERMISSION_NAME } from '../enums';
+import { PERMISSION_NAME, SUMMARY_PERIOD } from '../enums';
 import type { RestRequest, RestRoute } from '../route';
 import { CLINIC_FIELDS, legacyClinic, offsetPaging } from './clinics';
 import { permissionSet } from './permissions';
@@ -15,7 +15,6 @@ import {
   type SummaryFilter,
 } from '../../src/domains/clinics/patient-filters';
 import { statColumn } from '../../src/domains/glucose/period-stats';
-import { SummaryPeriodValue } from '../../src/domains/glucose/glucose-summary.types';
 import { DATA_SOURCE_FIELDS, legacyDataSources } from './tide';
 
 /** A clinic patient's fields, asked under their GraphQL names. */
@@ -83,7 +82,6 @@ const SORT = /^[+ -]([A-Za-z]+)$/;
 const RECORD_SORTS = ['fullName', 'birthDate', 'lastReviewed'];
 /** A sort field's GraphQL enum value: `timeCGMUsePercent` → `TIME_CGM_USE_PERCENT`. */
 const sortEnum = (field: string) => statColumn(field).toUpperCase();
-const PERIOD_ENUM = Object.fromEntries(Object.entries(SummaryPeriodValue).map(([name, key]) => [key, name]));
 
 /** A kind's summary filter as the GraphQL `CgmPatientFilter`/`BgmPatientFilter`. */
 const kindVariables = (given: KindFilter | null | undefined) =>
@@ -95,7 +93,7 @@ const kindVariables = (given: KindFilter | null | undefined) =>
 
 const summaryVariables = (filter: SummaryFilter | null) =>
   filter && {
-    period: PERIOD_ENUM[filter.period!],
+    period: SUMMARY_PERIOD.value(filter.period!, 'period'),
     usePreviousPeriod: filter.previous,
     cgm: kindVariables(filter.cgm),
     bgm: kindVariables(filter.bgm),
@@ -138,7 +136,7 @@ function patientListVariables({ query }: RestRequest) {
       direction: sort!.startsWith('-') ? 'DESC' : 'ASC',
       ...(sortSource && {
         summary: sortSource.kind.toUpperCase(),
-        period: PERIOD_ENUM[sortSource.period],
+        period: SUMMARY_PERIOD.value(sortSource.period, 'period'),
         usePreviousPeriod: sortSource.previous,
       }),
     },

@@ -3,9 +3,8 @@ import { isTideCategory } from '../../src/domains/clinics/tide/categories';
 import { parseDataSources } from '../../src/domains/clinics/tide/data-sources';
 import { parseCutoff, parsePeriod, parseTags } from '../../src/domains/clinics/tide/parameters';
 import { TideCategoryValue } from '../../src/domains/clinics/tide/tide.types';
-import { SummaryPeriodValue } from '../../src/domains/glucose/glucose-summary.types';
 import { invalid } from '../../src/kernel/errors';
-import { LegacyEnum } from '../enums';
+import { LegacyEnum, SUMMARY_PERIOD } from '../enums';
 import type { RestRequest, RestRoute } from '../route';
 
 /** Data-source states: GraphQL enum names ↔ Tidepool's strings. */
@@ -29,12 +28,8 @@ export function legacyDataSources(value: unknown): Record<string, unknown>[] | n
   });
 }
 
-const PERIOD_NAMES = new Map<string, string>(Object.entries(SummaryPeriodValue).map(([name, key]) => [key, name]));
-
 /** Category keys ↔ GraphQL enum names (`timeCGMUsePercent` ↔ `TIME_CGM_USE_PERCENT`). */
-const CATEGORY_NAMES = new Map<string, string>(Object.entries(TideCategoryValue).map(([name, key]) => [key, name]));
-const categoryName = (key: string) => CATEGORY_NAMES.get(key)!;
-const categoryKey = (name: string) => (TideCategoryValue as Record<string, string>)[name];
+const TIDE_CATEGORY = LegacyEnum.ofValues(TideCategoryValue);
 
 /** A comma-separated (or repeated) parameter's items, empty ones dropped. */
 function items(query: Record<string, unknown>, name: string): string[] | undefined {
@@ -65,10 +60,12 @@ function tideVariables({ params, query }: RestRequest) {
   const tags = parseTags(items(query, 'tags'));
   const lastDataCutoff = parseCutoff(oneParameter(query, 'lastDataCutoff')).toISOString();
   const named = items(query, 'categories');
-  const categories = named?.length ? named.filter(isTideCategory).map(categoryName) : null;
+  const categories = named?.length
+    ? named.filter(isTideCategory).map((key) => TIDE_CATEGORY.value(key, 'categories'))
+    : null;
   return {
     id: params.clinicId,
-    period: PERIOD_NAMES.get(period),
+    period: SUMMARY_PERIOD.value(period, 'period'),
     tagIds: tags,
     lastDataCutoff,
     categories,
@@ -127,13 +124,14 @@ interface Report {
 function legacyReport(report: Report): Record<string, unknown> {
   const { config } = report;
   const results: Record<string, unknown> = {};
-  for (const { category, entries } of report.categories) results[categoryKey(category)] = entries.map(legacyEntry);
+  for (const { category, entries } of report.categories)
+    results[TIDE_CATEGORY.legacy(category)] = entries.map(legacyEntry);
   if (report.noData) results.noData = report.noData.map(legacyEntry);
   return {
     config: {
       schemaVersion: config.schemaVersion,
       clinicId: config.clinicId,
-      period: (SummaryPeriodValue as Record<string, string>)[config.period],
+      period: SUMMARY_PERIOD.legacy(config.period),
       lastDataCutoff: config.lastDataCutoff,
       highGlucoseThreshold: config.thresholds.highGlucoseMmol,
       veryHighGlucoseThreshold: config.thresholds.veryHighGlucoseMmol,

@@ -249,15 +249,15 @@ export class GlucoseService {
     const days = PERIODS[period];
     return (await summaryLoader(scope).load(userId))
       .filter((summary) => summary.periods && summary.lastData)
-      .map((summary) => {
+      .map(({ kind, periods, ...dates }) => {
         let previous: ExportedPeriod | undefined;
         return {
-          kind: summary.kind,
-          dates: { ...summary, lastData: summary.lastData! },
-          period: exportPeriod(summary.periods!.periods[period], days, summary.kind),
+          kind,
+          dates: { ...dates, lastData: dates.lastData! },
+          period: exportPeriod(periods!.periods[period], days, kind),
           // Exported only when read: most views show the current period alone.
           get previous() {
-            return (previous ??= exportPeriod(summary.periods!.offsetPeriods[period], days, summary.kind));
+            return (previous ??= exportPeriod(periods!.offsetPeriods[period], days, kind));
           },
         };
       });

@@ -7,6 +7,7 @@ import { startTestApp, type TestApp } from '../support/app';
 import { describeWithBrowser, launchChromium } from '../support/chromium';
 import { eventually } from '../support/eventually';
 import { call } from '../support/http';
+import { liveSubscriptions } from '../support/live';
 
 /** The query the analyst runs; `me { userId }` in the schema's contract. */
 const ME_QUERY = '{ me { userId } }';
@@ -137,10 +138,7 @@ describeWithBrowser('the GraphQL playground in Chromium', () => {
     await page.keyboard.insertText(
       `subscription { glucoseSummaryUpdated(userId: "${alice.userid}") { kind glucoseSummary(period: ONE_DAY) { cgm { period { totalRecords } } } } }`,
     );
-    const following = async () => {
-      const text = await (await fetch(`${app.url}/metrics`)).text();
-      return /^islet_live_subscriptions\{topic="user"\} 1$/m.test(text);
-    };
+    const following = async () => (await liveSubscriptions(app.url)) === 1;
     await page.keyboard.press('ControlOrMeta+Enter');
     await eventually(following, 'the playground subscribed');
 

@@ -11,7 +11,7 @@ import { DEV_CLIENT_SECRET, SERVER_SECRET, startTestApp, type TestApp } from '..
 import { addClinician, newClinic } from '../support/clinics';
 import { eventually } from '../support/eventually';
 import { call } from '../support/http';
-import { liveClient, type LiveClient } from '../support/live';
+import { liveClient, liveSubscriptions, type LiveClient } from '../support/live';
 import { realmSigningKey, signAccessToken } from '../support/tokens';
 
 /**
@@ -63,11 +63,8 @@ afterAll(async () => {
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** The live subscriptions this process serves, from GET /metrics (both instances run in it). */
-async function liveCount(): Promise<number> {
-  const text = (await fetch(`${app.url}/metrics`).then((reply) => reply.text())) as string;
-  return [...text.matchAll(/^islet_live_subscriptions\{[^}]*\} (\d+)$/gm)].reduce((sum, [, n]) => sum + Number(n), 0);
-}
+/** The live subscriptions this process serves (both instances run in it). */
+const liveCount = () => liveSubscriptions(app.url);
 
 /** Starts a subscription and waits until the server follows it (so an upload after this reaches it). */
 async function following(client: LiveClient, query: string, variables: Record<string, unknown>) {

@@ -1,4 +1,5 @@
 import { createClient, type Client, type FormattedExecutionResult } from 'graphql-ws';
+import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import WebSocket from 'ws';
 
 /** The close of a live connection: its code and reason. */
@@ -57,4 +58,11 @@ export function liveClient(baseUrl: string, token?: string): LiveClient {
     },
     dispose: async () => client.dispose(),
   };
+}
+
+/** The live subscriptions the process behind `baseUrl` serves (every topic), from its GET /metrics. */
+export async function liveSubscriptions(baseUrl: string): Promise<number> {
+  const families = parsePrometheusTextFormat(await (await fetch(`${baseUrl}/metrics`)).text());
+  const live = families.find((family) => family.name === 'islet_live_subscriptions');
+  return (live?.metrics ?? []).reduce((sum, sample) => sum + Number(sample.value ?? 0), 0);
 }

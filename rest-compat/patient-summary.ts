@@ -9,12 +9,25 @@ const PERIOD_KEYS = Object.keys(PERIODS);
 const alias = (key: string) => `summary${key}`;
 const DATES = 'dates { lastData firstData lastUploadDate lastUpdatedDate outdatedSince }';
 
-/** The GraphQL selection of a clinic patient's summaries for every period, for the legacy shape. */
-export const SUMMARY_FIELDS = PERIOD_KEYS.map(
-  (key) =>
-    `${alias(key)}: glucoseSummary(period: ${SUMMARY_PERIOD.value(key, 'period')}) {
-         cgm { ${DATES} period { ${CGM_FIELDS.join(' ')} } } bgm { ${DATES} period { ${BGM_FIELDS.join(' ')} } } }`,
-).join(' ');
+/**
+ * The GraphQL selection of a clinic patient's summaries for every period, for the legacy shape.
+ * With `offsetVariable`, the previous periods are asked too (as `offsetPeriod`), and the
+ * variable chooses which of the two the answer carries (Tidepool's `offsetPeriods`).
+ */
+export function summaryFields(offsetVariable?: string): string {
+  const periods = (fields: string[]) =>
+    offsetVariable
+      ? `period @skip(if: $${offsetVariable}) { ${fields.join(' ')} }
+         offsetPeriod: previousPeriod @include(if: $${offsetVariable}) { ${fields.join(' ')} }`
+      : `period { ${fields.join(' ')} }`;
+  return PERIOD_KEYS.map(
+    (key) =>
+      `${alias(key)}: glucoseSummary(period: ${SUMMARY_PERIOD.value(key, 'period')}) {
+         cgm { ${DATES} ${periods(CGM_FIELDS)} } bgm { ${DATES} ${periods(BGM_FIELDS)} } }`,
+  ).join(' ');
+}
+
+export const SUMMARY_FIELDS = summaryFields();
 
 const CONFIG = {
   schemaVersion: SUMMARY_SCHEMA_VERSION,
@@ -24,8 +37,8 @@ const CONFIG = {
   veryLowGlucoseThreshold: THRESHOLDS_MMOL.veryLow,
 };
 
-type Side = { dates: Record<string, unknown>; period: Record<string, unknown> } | null;
-type Summary = { cgm: Side; bgm: Side } | null;
+type Side = { dates: Record<string, unknown> } & Record<'period' | 'offsetPeriod', Record<string, unknown>>;
+type Summary = { cgm: Side | null; bgm: Side | null } | null;
 
 /** The entries of `values` that are not null (the statistics the clinic copy keeps). */
 function present(values: Record<string, unknown>): Record<string, unknown> {
@@ -67,14 +80,20 @@ function legacyDates(dates: Record<string, unknown>): Record<string, unknown> {
  * Tidepool's `summary` of a clinic patient (`{cgmStats, bgmStats}`, each `{config, dates,
  * periods}` with periods keyed `1d` … `30d`) from the aliased GraphQL summaries; statistics the
  * clinic copy withholds are left out, as Tidepool leaves them out. Undefined without readings.
+ * `offset`: the previous periods shown in their place (asked with `summaryFields`' variable).
  */
-export function legacySummary(patient: Record<string, unknown>): Record<string, unknown> | undefined {
+export function legacySummary(
+  patient: Record<string, unknown>,
+  { offset = false }: { offset?: boolean } = {},
+): Record<string, unknown> | undefined {
   const stats = (kind: 'cgm' | 'bgm') => {
     const sides = PERIOD_KEYS.map((key) => [key, (patient[alias(key)] as Summary)?.[kind] ?? null] as const);
     const first = sides.find(([, side]) => side)?.[1];
     if (!first) return undefined;
     const periods = Object.fromEntries(
-      sides.filter(([, side]) => side).map(([key, side]) => [key, legacyPeriod(side!.period, kind)]),
+      sides
+        .filter(([, side]) => side)
+        .map(([key, side]) => [key, legacyPeriod(side![offset ? 'offsetPeriod' : 'period'], kind)]),
     );
     return { config: CONFIG, dates: legacyDates(first.dates), periods };
   };

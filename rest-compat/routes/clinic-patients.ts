@@ -6,7 +6,7 @@ import { PERMISSION_NAME, SUMMARY_PERIOD } from '../enums';
 import type { RestRequest, RestRoute } from '../route';
 import { CLINIC_FIELDS, legacyClinic, offsetPaging } from './clinics';
 import { permissionSet } from './permissions';
-import { legacySummary, SUMMARY_ALIASES, SUMMARY_FIELDS } from '../patient-summary';
+import { legacySummary, SUMMARY_ALIASES, SUMMARY_FIELDS, summaryFields } from '../patient-summary';
 import {
   checkSummarySort,
   isSummarySortField,
@@ -33,9 +33,9 @@ type PatientData = Record<string, unknown> & {
  * `dataSources` (null until the data-source service reports some) and `reviews` always present, other
  * fields left out when empty; permissions as a permission set; no provider connection requests.
  */
-function legacyPatient(value: unknown): Record<string, unknown> {
+function legacyPatient(value: unknown, { offsetPeriods = false } = {}): Record<string, unknown> {
   const { userId, tags, permissions, reviews, email, mrn, birthDate, dataSources, ...fields } = value as PatientData;
-  const summary = legacySummary(fields);
+  const summary = legacySummary(fields, { offset: offsetPeriods });
   const patient = Object.fromEntries(Object.entries(fields).filter(([name]) => !SUMMARY_ALIASES.includes(name)));
   return {
     id: userId,
@@ -145,26 +145,6 @@ function patientListVariables({ query }: RestRequest) {
   };
 }
 
-/** The list's summaries: each period, or with `offsetPeriods` the one before it (shown in its place). */
-const LIST_SUMMARY_FIELDS = SUMMARY_FIELDS.replace(
-  /period \{([^}]*)\}/g,
-  'period @skip(if: $offsetPeriods) {$1} offsetPeriod: previousPeriod @include(if: $offsetPeriods) {$1}',
-);
-
-/** A listed patient with its previous periods shown as its periods (`offsetPeriods`). */
-function withOffsetPeriods(patient: Record<string, unknown>): Record<string, unknown> {
-  const shifted = Object.entries(patient).map(([name, value]) => {
-    if (!SUMMARY_ALIASES.includes(name) || !value) return [name, value];
-    const sides = Object.entries(value as Record<string, Record<string, unknown> | null>).map(([kind, side]) => {
-      if (!side) return [kind, side];
-      const { offsetPeriod, ...rest } = side;
-      return [kind, { ...rest, period: offsetPeriod }];
-    });
-    return [name, Object.fromEntries(sides)];
-  });
-  return Object.fromEntries(shifted);
-}
-
 const PATIENT_PAGES = offsetPaging(['clinic', 'patients']);
 
 /** A user's invitation to a clinic as Tidepool's confirmation service shows it: `key` is the id to accept it with. */
@@ -199,7 +179,7 @@ export const clinicPatientRoutes: RestRoute[] = [
     path: '/v1/clinics/:clinicId/patients',
     document: `query ($id: ID!, $filter: ClinicPatientFilter, $orderBy: ClinicPatientOrder, $first: Int, $after: String, $offsetPeriods: Boolean!) {
       clinic(id: $id) { patientCount patients(filter: $filter, orderBy: $orderBy, first: $first, after: $after) {
-        totalCount nodes { ${PATIENT_FIELDS} ${LIST_SUMMARY_FIELDS} } pageInfo { hasNextPage endCursor } } } }`,
+        totalCount nodes { ${PATIENT_FIELDS} ${summaryFields('offsetPeriods')} } pageInfo { hasNextPage endCursor } } } }`,
     variables: (request) => {
       const { limit, offset } = PATIENT_PAGES.check(request);
       // One page when it holds the whole answer (the usual offset 0), else pages of 100 until it does.
@@ -210,7 +190,7 @@ export const clinicPatientRoutes: RestRoute[] = [
       const clinic = data.clinic as { patientCount: number; patients: { totalCount: number } };
       return {
         data: PATIENT_PAGES.rows<Record<string, unknown>>(data, request).map((patient) =>
-          legacyPatient(request.query.offsetPeriods === 'true' ? withOffsetPeriods(patient) : patient),
+          legacyPatient(patient, { offsetPeriods: request.query.offsetPeriods === 'true' }),
         ),
         meta: { count: clinic.patients.totalCount, totalCount: clinic.patientCount },
       };

@@ -1,15 +1,8 @@
 import { pipeline } from 'node:stream/promises';
 import express, { type Request, type RequestHandler, type Response } from 'express';
-import {
-  execute,
-  isEnumType,
-  parse,
-  validate,
-  type ExecutionResult,
-  type GraphQLError,
-  type GraphQLSchema,
-} from 'graphql';
+import { isEnumType, parse, validate, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql';
 import { describeInputError, type EnumValues } from '../src/graphql/errors';
+import { prepareOperation } from '../src/graphql/compiled-operation';
 import { requestLogger } from '../src/http/request-context';
 import { asAppError } from '../src/infra/failures';
 import { invalid, isAppError, unauthenticated, type AppError } from '../src/kernel/errors';
@@ -188,6 +181,7 @@ export function restCompatRouter(
     const problems = validate(schema, document);
     if (problems.length)
       throw new Error(`rest-compat ${route.method.toUpperCase()} ${route.path}: ${problems[0].message}`);
+    const operation = prepareOperation(schema, document);
     router[route.method](route.path, ...edgeFor(route), async (req: Request, res: Response) => {
       if (route.body === 'binary') res.once('finish', () => discardUnreadBody(req));
       const request: RestRequest = {
@@ -199,8 +193,7 @@ export function restCompatRouter(
       };
       try {
         const variableValues = variablesOf(route, request, scopeOf(res));
-        const run = (variables: Record<string, unknown>) =>
-          execute({ schema, document, contextValue: scopeOf(res), variableValues: variables });
+        const run = (variables: Record<string, unknown>) => operation(scopeOf(res), variables);
         const result = await run(variableValues);
         if (result.errors?.length) return sendExecutionErrors(res, route, result.errors, enumValues);
         let data = result.data ?? {};

@@ -18,6 +18,8 @@ export interface Measurement {
   mibPerSecond?: number;
   /** The row this one is compared with; ratio = this rate / floor rate. */
   floor?: string;
+  /** CPU time the service process spent per request (shown only when some row has it). */
+  cpuMsPerRequest?: number;
 }
 
 export interface LoadOptions {
@@ -27,12 +29,29 @@ export interface LoadOptions {
   body?: string;
   connections?: number;
   seconds?: number;
+  /**
+   * The service's process: its CPU time per request is measured too. Unlike latency, it barely
+   * moves when something else shares the machine, so it compares runs taken on a busy machine.
+   */
+  cpuOf?: ChildProcess;
 }
 
 export const BENCH_SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 
+/** Linux counts a process's CPU time in ticks of 1/100 s (USER_HZ), whatever the kernel's own tick. */
+const TICK_MS = 10;
+
+/** User and system CPU time of a process so far, in milliseconds, from /proc/<pid>/stat. */
+function cpuTimeMs(process: ChildProcess): number {
+  const stat = fs.readFileSync(`/proc/${process.pid}/stat`, 'utf8');
+  // Fields after the command name, which is in parentheses and may itself contain spaces.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+}
+
 /** Drives `url` over loopback with autocannon; any non-2xx answer counts as an error. */
 export async function load(name: string, options: LoadOptions, floor?: string): Promise<Measurement> {
+  const cpuBefore = options.cpuOf && cpuTimeMs(options.cpuOf);
   const result = await autocannon({
     url: options.url,
     method: options.method ?? 'GET',
@@ -48,6 +67,8 @@ export async function load(name: string, options: LoadOptions, floor?: string): 
     p99: result.latency.p99,
     errors: result.errors + result.timeouts + result.non2xx,
     floor,
+    cpuMsPerRequest:
+      cpuBefore === undefined ? undefined : (cpuTimeMs(options.cpuOf!) - cpuBefore) / result.requests.total,
   };
 }
 
@@ -115,6 +136,7 @@ export async function startChild(
 export function printTable(rows: Measurement[]): void {
   const byName = new Map(rows.map((row) => [row.name, row]));
   const withMiB = rows.some((row) => row.mibPerSecond !== undefined);
+  const withCpu = rows.some((row) => row.cpuMsPerRequest !== undefined);
   const header = [
     'benchmark',
     'req/s',
@@ -123,6 +145,7 @@ export function printTable(rows: Measurement[]): void {
     'p99 ms',
     'errors',
     'ratio to floor',
+    ...(withCpu ? ['service CPU ms/req'] : []),
     'notes',
   ];
   const lines = rows.map((row) => {
@@ -138,6 +161,7 @@ export function printTable(rows: Measurement[]): void {
       row.p99.toFixed(1),
       String(row.errors),
       ratio,
+      ...(withCpu ? [row.cpuMsPerRequest?.toFixed(1) ?? '-'] : []),
       row.notes ?? '',
     ];
   });

@@ -145,7 +145,7 @@ export async function clinicPatientFilterScenarios(env: BenchEnvironment): Promi
     );
     const listed = await load(
       `REST GET /v1/clinics/{id}/patients?cgm.timeInVeryLowPercent&cgm.timeCGMUsePercent&sort=-timeInTargetPercent&limit=50 (10,000 patients, ${connections} at once)`,
-      { url, headers, connections },
+      { url, headers, connections, cpuOf: env.app.process },
       floor.name,
     );
     listed.notes = notes;
@@ -157,6 +157,7 @@ export async function clinicPatientFilterScenarios(env: BenchEnvironment): Promi
     {
       url: `${env.app.url}/v1/clinics/${clinic.id}/patients?sort=-fullName&limit=50`,
       headers,
+      cpuOf: env.app.process,
     },
   );
   rows.push(plain);

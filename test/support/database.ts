@@ -18,15 +18,18 @@ export interface TestDatabase {
   release(): Promise<void>;
 }
 
-/** A fresh database for one test file, cloned from the migrated template. */
-export async function createTestDatabase(): Promise<TestDatabase> {
+/**
+ * A fresh database for one test file, cloned from the migrated template, or with `empty` a
+ * database with no tables at all (for tests of migrating itself).
+ */
+export async function createTestDatabase({ empty = false } = {}): Promise<TestDatabase> {
   const { ISLET_TEST_ADMIN_URL: adminUrl, ISLET_TEST_TEMPLATE: template } = process.env;
   if (!adminUrl || !template) throw new Error('test/support/global-setup.ts did not run');
   const admin = (sql: string) => adminQuery(adminUrl, sql);
   const name = `${template.replace('islet_tpl_', 'islet_t_')}_${randomBytes(4).toString('hex')}`;
   for (let attempt = 0; ; attempt += 1) {
     try {
-      await admin(`create database ${quoteIdent(name)} template ${quoteIdent(template)}`);
+      await admin(`create database ${quoteIdent(name)} template ${quoteIdent(empty ? 'template0' : template)}`);
       break;
     } catch (error) {
       // Another file cloning the template at the same moment holds it briefly.

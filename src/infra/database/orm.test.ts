@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database';
 import { entities } from '../../entities';
 import { requestScope } from '../logger';
-import { executeBound, openDatabase, type Orm } from './orm';
+import { migrations } from '../../../migrations';
+import { executeBound, migrate, openDatabase, schemaDrift, type Orm } from './orm';
 
 /**
  * executeBound reaches past MikroORM to the Kysely transaction under it: these tests fail if a
@@ -50,5 +51,25 @@ describe('executeBound', () => {
     const scope = { requestId: 'probe', sqlStatements: 0 };
     await requestScope.run(scope, () => executeBound(orm.em.fork(), 'select $1::int as one', [1]));
     expect(scope.sqlStatements).toBe(1);
+  });
+});
+
+describe('migrate', () => {
+  it('lets instances starting together on an empty database apply each migration once, and both go on', async () => {
+    const empty = await createTestDatabase({ empty: true });
+    const instances = await Promise.all([1, 2].map(() => openDatabase(empty.url, entities, 2)));
+    try {
+      const applied = await Promise.all(instances.map((instance) => migrate(instance)));
+      const all = migrations.map((migration) => migration.name);
+      // One of them migrated everything; the other waited, then found nothing left.
+      expect(applied.map((names) => names.length).sort((a, b) => a - b)).toEqual([0, all.length]);
+      expect(applied.flat()).toEqual(all);
+      const recorded = await empty.query('select name from schema_migrations order by id');
+      expect(recorded.map((row) => row.name)).toEqual(all);
+      for (const instance of instances) expect(await schemaDrift(instance)).toBe('');
+    } finally {
+      await Promise.all(instances.map((instance) => instance.close()));
+      await empty.release();
+    }
   });
 });

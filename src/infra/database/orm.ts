@@ -1,5 +1,6 @@
 import { MikroORM, type EntityManager, type Options } from '@mikro-orm/postgresql';
 import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
+import pg from 'pg';
 import { Migrator } from '@mikro-orm/migrations';
 import { migrations } from '../../../migrations';
 import { invalid } from '../../kernel/errors';
@@ -50,10 +51,25 @@ export async function openDatabase(url: string, entities: EntityList, poolSize?:
   return MikroORM.init(ormOptions(url, entities, poolSize));
 }
 
-/** Applies pending migrations; returns the names applied. */
+/** The advisory lock every Islet instance takes to migrate (pg_advisory_lock's two-key form). */
+const MIGRATION_LOCK = { space: 0x15_1e7, key: 1 };
+
+/**
+ * Applies pending migrations; returns the names applied. Instances starting together on one
+ * database take turns: the first holds a session-level advisory lock on a connection of its
+ * own while it migrates, the others wait for it and then find nothing left to apply. A process
+ * that dies while migrating ends its session, and with it the lock.
+ */
 export async function migrate(orm: Orm): Promise<string[]> {
-  const applied = await orm.migrator.up();
-  return applied.map((migration) => migration.name);
+  const lock = new pg.Client({ connectionString: orm.config.get('clientUrl') });
+  await lock.connect();
+  try {
+    await lock.query('select pg_advisory_lock($1, $2)', [MIGRATION_LOCK.space, MIGRATION_LOCK.key]);
+    const applied = await orm.migrator.up();
+    return applied.map((migration) => migration.name);
+  } finally {
+    await lock.end();
+  }
 }
 
 /** SQL needed to bring the database to the entities' shape: empty when migrations match the code. */

@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { freePort } from '../support/ports';
 
 /** One measured row of the benchmark table. */
 export interface Measurement {
@@ -70,17 +70,6 @@ export async function load(name: string, options: LoadOptions, floor?: string): 
     cpuMsPerRequest:
       cpuBefore === undefined ? undefined : (cpuTimeMs(options.cpuOf!) - cpuBefore) / result.requests.total,
   };
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
 }
 
 export interface ChildServer {

@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -10,6 +9,7 @@ import { signUp, type TestAccount } from '../support/accounts';
 import { DEV_CLIENT_SECRET, SERVER_SECRET, startTestApp, type TestApp } from '../support/app';
 import { addClinician, newClinic } from '../support/clinics';
 import { eventually } from '../support/eventually';
+import { freePort } from '../support/ports';
 import { call } from '../support/http';
 import { liveClient, liveSubscriptions, type LiveClient } from '../support/live';
 import { realmSigningKey, signAccessToken } from '../support/tokens';
@@ -28,14 +28,6 @@ const clients: LiveClient[] = [];
 const MGDL_PER_MMOL = 18.01559;
 const FIVE_MINUTES = 5 * 60_000;
 const HOUR = 60 * 60_000;
-
-async function freePort(): Promise<number> {
-  const server = net.createServer().listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** A second instance on the same database behind the same public URL, as a load balancer would have it. */
 beforeAll(async () => {

@@ -1,10 +1,10 @@
 import http from 'node:http';
-import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { signUp, type TestAccount } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/app';
 import { jsonFile } from '../support/files';
+import { freePort } from '../support/ports';
 import { call } from '../support/http';
 import { client, relyingParty } from '../support/relying-party';
 import { UserAgent } from '../support/user-agent';
@@ -125,16 +125,6 @@ function rawRequest(
     );
     request.on('error', reject);
     request.end(body);
-  });
-}
-
-/** A port nothing listens on now (for a service whose PUBLIC_URL is not where it listens). */
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
   });
 }
 

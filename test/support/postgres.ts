@@ -3,6 +3,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { createLogger } from '../../src/infra/logger';
 import { canConnect, startEmbeddedPostgres, withDatabase } from '../../src/infra/database/postgres-server';
+import { freePort } from './ports';
 
 /**
  * The PostgreSQL server the tests use, chosen as `npm start` chooses: DATABASE_URL (its server),
@@ -15,7 +16,7 @@ export async function testPostgresAdminUrl(): Promise<{ adminUrl: string; embedd
   if (await canConnect(local)) return { adminUrl: local, embedded: false };
   const adminUrl = await startEmbeddedPostgres({
     dataDir: path.join(os.tmpdir(), 'islet-test-postgres'),
-    port: 54330,
+    port: await freePort(),
     logger: createLogger('warn'),
   });
   return { adminUrl, embedded: true };

@@ -40,6 +40,11 @@ export class LegacyEnum {
     throw invalid(`${label} must be one of ${Object.keys(this.toGraphql).join(', ')}${given}`, field);
   }
 
+  /** The legacy strings, as the OpenAPI description lists them. */
+  get legacyValues(): string[] {
+    return Object.keys(this.toGraphql);
+  }
+
   /** A GraphQL value → its legacy string. */
   legacy(value: string): string {
     return this.toLegacy.get(value) ?? value;

@@ -19,6 +19,53 @@ export interface RestReply {
   header(name: string, value: string): void;
 }
 
+/** A JSON Schema (draft 2020-12, the dialect of OpenAPI 3.1). */
+export type JsonSchema = { [keyword: string]: unknown };
+
+/** A query parameter or request header an operation reads; path parameters come from the path. */
+export interface ParameterDoc {
+  name: string;
+  in: 'query' | 'header';
+  description?: string;
+  required?: boolean;
+  schema: JsonSchema;
+}
+
+/**
+ * A JSON body by its schema (which may embed GraphQL input types, see `graphqlInput` in
+ * rest-compat/openapi/schemas), or a binary body by its media type.
+ */
+export type BodyDoc = { schema: JsonSchema; required?: boolean } | { mediaType: string; description: string };
+
+/** Tidepool's OpenAPI files that describe the operations Islet reimplements. */
+export type TidepoolFile = 'access.v1.yaml' | 'auth.v1.yaml' | 'blob.v1.yaml' | 'clinic.v1.yaml';
+
+/**
+ * What the OpenAPI description says of an operation (`GET /openapi.json` is generated from these).
+ * Optional in the type so that a new route compiles, but the OpenAPI test fails for a route without it.
+ */
+export interface RouteDoc {
+  summary: string;
+  tag: string;
+  description?: string;
+  parameters?: readonly ParameterDoc[];
+  body?: BodyDoc;
+  /** The success body; none when the operation answers an empty body. */
+  response?: JsonSchema;
+  /** The success body's media type when it is not JSON (downloads). */
+  responseMediaType?: string;
+  /** Response headers of a success, by name (see RESPONSE_HEADERS in rest-compat/openapi/schemas). */
+  responseHeaders?: readonly string[];
+  /** Error statuses beyond those every operation may answer (400, 401, 403, 404, 500, 503). */
+  errors?: readonly number[];
+  /** The body errors answer, where it is not the legacy error body (the realms answer OAuth's). */
+  errorBody?: JsonSchema;
+  /** How the caller proves who it is when not with the session token or bearer token. */
+  credentials?: 'basic' | 'none';
+  /** The same operation in Tidepool's OpenAPI files, as `file#operationId`. */
+  tidepool?: `${TidepoolFile}#${string}`;
+}
+
 /**
  * One legacy REST operation: the GraphQL operation it runs, how the HTTP request becomes its
  * variables and how its data becomes the legacy JSON. Routes hold no rules; services do.
@@ -48,6 +95,7 @@ export interface RestRoute {
   lenientCredentials?: boolean;
   /** Wire quirks of this operation (e.g. user deletion answers 401 where others answer 403). */
   errorStatus?: Partial<Record<ErrorCode, number>>;
+  doc?: RouteDoc;
 }
 
 /** Bytes to send as a response, with the headers that describe them. */
@@ -63,5 +111,6 @@ export interface ContentResponse {
  */
 export interface ContentRoute {
   path: string;
+  doc?: RouteDoc;
   open: (scope: Scope, params: Record<string, string>, query: Record<string, unknown>) => Promise<ContentResponse>;
 }

@@ -21,6 +21,9 @@ import { authenticate } from './http/authenticate';
 import { apiCors } from './http/cors';
 import { healthRouter } from './http/health';
 import { uploadInfoRouter } from './http/upload-info';
+import { apiDocsRouter } from './http/api-docs';
+import { API_INFO, serviceEndpoints } from './http/service-endpoints';
+import { DOWNLOAD_EDGE_ERRORS, openApiDocument, REST_EDGE_ERRORS } from '../rest-compat/openapi/document';
 import { jsonBody } from './http/json-body';
 import { metricsEndpoint } from './http/metrics';
 import { securityHeaders } from './http/security-headers';
@@ -135,7 +138,27 @@ export async function createApp({
     ...(route.body === 'binary' ? [] : [parseJson]),
     route.lenientCredentials ? lenient : strict,
   ];
-  app.use(restCompatRouter(schema, routes, edgeFor, { routes: contentRoutes(services), edge: [strict] }));
+  const downloads = contentRoutes(services);
+  // The OpenAPI description, generated at start-up from the rows served below, so it cannot drift from them.
+  app.use(
+    apiDocsRouter(
+      openApiDocument({
+        schema,
+        info: API_INFO,
+        routes: [
+          ...routes.map((route) => ({ ...route, edgeErrors: REST_EDGE_ERRORS })),
+          ...downloads.map((route) => ({
+            ...route,
+            method: 'get' as const,
+            status: 200,
+            edgeErrors: DOWNLOAD_EDGE_ERRORS,
+          })),
+          ...serviceEndpoints({ metricsHere: config.metricsPort === undefined }),
+        ],
+      }),
+    ),
+  );
+  app.use(restCompatRouter(schema, routes, edgeFor, { routes: downloads, edge: [strict] }));
 
   app.use((req: Request, res: Response) => {
     res.status(404).json(errorBody(404, `No route for ${req.method} ${req.path}`));

@@ -5,6 +5,17 @@ import type { ContentRoute, RestRoute } from '../route';
 import type { BlobsService } from '../../src/domains/blobs/blobs.service';
 import { BLOB_STATUS } from '../enums';
 import { legacyPaging } from '../paging';
+import {
+  arrayOf,
+  BLOB,
+  headerParameter,
+  integer,
+  LEGACY_PAGING,
+  legacyEnum,
+  listQuery,
+  queryParameter,
+  string,
+} from '../openapi/schemas';
 import { DOWNLOAD_HEADERS } from '../../src/http/security-headers';
 
 const BLOB_FIELDS = 'id userId digestMD5 mediaType size status createdTime modifiedTime revision';
@@ -23,6 +34,13 @@ function blobInput(request: Parameters<typeof blobContent>[0]) {
 
 const BLOB_PAGES = legacyPaging(['blobs']);
 
+/** The headers a blob upload describes its content with. */
+const BLOB_HEADERS = [
+  headerParameter('Content-Type', string(), 'The media type of the content'),
+  headerParameter('Digest', string(), '`md5=<base64 MD5 of the body>`; required with content', false),
+];
+const UPLOAD = { mediaType: '*/*', description: 'The content (up to 100 MiB)' };
+
 const statusesOf = (query: Record<string, unknown>) => {
   const statuses = listParameter(query, 'status');
   return statuses && BLOB_STATUS.values(statuses, 'status');
@@ -32,6 +50,17 @@ export const blobRoutes: RestRoute[] = [
   {
     method: 'get',
     path: '/v1/users/:userId/blobs',
+    doc: {
+      tag: 'Blobs',
+      summary: "An account's blobs, oldest first",
+      parameters: [
+        listQuery('mediaType', string(), 'Only blobs of these media types'),
+        listQuery('status', legacyEnum(BLOB_STATUS), 'Only blobs in these states'),
+        ...LEGACY_PAGING,
+      ],
+      response: arrayOf(BLOB),
+      tidepool: 'blob.v1.yaml#ListBlobs',
+    },
     document: `query ($userId: ID!, $filter: BlobFilter, $after: String) {
       blobs(userId: $userId, filter: $filter, first: 100, after: $after) {
         nodes { ${BLOB_FIELDS} } pageInfo { hasNextPage endCursor } } }`,
@@ -47,6 +76,15 @@ export const blobRoutes: RestRoute[] = [
   {
     method: 'post',
     path: '/v1/users/:userId/blobs',
+    doc: {
+      tag: 'Blobs',
+      summary: 'Create a blob, with its content (or without, to add it later)',
+      parameters: BLOB_HEADERS,
+      body: UPLOAD,
+      response: BLOB,
+      errors: [409],
+      tidepool: 'blob.v1.yaml#CreateBlob',
+    },
     body: 'binary',
     document: `mutation ($input: CreateBlobInput!) { createBlob(input: $input) { blob { ${BLOB_FIELDS} } } }`,
     variables: (request) => ({ input: { userId: request.params.userId, ...blobInput(request) } }),
@@ -56,6 +94,12 @@ export const blobRoutes: RestRoute[] = [
   {
     method: 'get',
     path: '/v1/blobs/:blobId',
+    doc: {
+      tag: 'Blobs',
+      summary: "A blob's metadata",
+      response: BLOB,
+      tidepool: 'blob.v1.yaml#GetBlobMetadata',
+    },
     document: `query ($id: ID!) { blob(id: $id) { ${BLOB_FIELDS} } }`,
     variables: ({ params }) => ({ id: params.blobId }),
     respond: (data) => wireBlob(data.blob),
@@ -65,6 +109,14 @@ export const blobRoutes: RestRoute[] = [
     // Not in Tidepool: the specification's "update that adds content" (created → available).
     method: 'put',
     path: '/v1/blobs/:blobId',
+    doc: {
+      tag: 'Blobs',
+      summary: 'Add the content of a created blob (it becomes available)',
+      parameters: BLOB_HEADERS,
+      body: UPLOAD,
+      response: BLOB,
+      errors: [409],
+    },
     body: 'binary',
     document: `mutation ($input: AddBlobContentInput!) { addBlobContent(input: $input) { blob { ${BLOB_FIELDS} } } }`,
     variables: (request) => {
@@ -78,6 +130,13 @@ export const blobRoutes: RestRoute[] = [
   {
     method: 'delete',
     path: '/v1/blobs/:blobId',
+    doc: {
+      tag: 'Blobs',
+      summary: 'Delete a blob',
+      parameters: [queryParameter('revision', integer, 'Delete only if the blob is still at this revision (else 409)')],
+      errors: [409],
+      tidepool: 'blob.v1.yaml#DeleteBlob',
+    },
     document: 'mutation ($input: DeleteBlobInput!) { deleteBlob(input: $input) { deletedBlobId } }',
     variables: ({ params, query }) => ({
       input: { id: params.blobId, revision: integerParameter(query, 'revision') },
@@ -87,6 +146,11 @@ export const blobRoutes: RestRoute[] = [
   {
     method: 'delete',
     path: '/v1/users/:userId/blobs',
+    doc: {
+      tag: 'Blobs',
+      summary: "Delete all of an account's blobs",
+      tidepool: 'blob.v1.yaml#DeleteAllBlobs',
+    },
     document: 'mutation ($input: DeleteUserBlobsInput!) { deleteUserBlobs(input: $input) { userId } }',
     variables: ({ params }) => ({ input: { userId: params.userId } }),
     status: 204,
@@ -97,6 +161,14 @@ export function blobDownloads(blobs: BlobsService): ContentRoute[] {
   return [
     {
       path: '/v1/blobs/:blobId/content',
+      doc: {
+        tag: 'Blobs',
+        summary: "A blob's content",
+        response: { type: 'string', format: 'binary' },
+        responseMediaType: '*/*',
+        responseHeaders: ['Digest', 'Content-Length', 'Content-Disposition'],
+        tidepool: 'blob.v1.yaml#GetBlobContent',
+      },
       open: async (scope, params) => {
         const { blob, stream } = await blobs.openContent(scope, params.blobId);
         return { stream, headers: { ...contentHeaders(blob), ...DOWNLOAD_HEADERS } };

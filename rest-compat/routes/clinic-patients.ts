@@ -4,7 +4,7 @@ import { listParameter, oneParameter } from '../binary';
 import { jsonObject, optionalJsonObject, withTypes } from '../body';
 import { PERMISSION_NAME, SUMMARY_PERIOD } from '../enums';
 import type { RestRequest, RestRoute } from '../route';
-import { CLINIC_FIELDS, legacyClinic, offsetPaging } from './clinics';
+import { CLINIC, CLINIC_FIELDS, legacyClinic, OFFSET_PAGING, offsetPaging } from './clinics';
 import { permissionSet } from './permissions';
 import { legacySummary, SUMMARY_ALIASES, SUMMARY_FIELDS, summaryFields } from '../patient-summary';
 import {
@@ -16,6 +16,10 @@ import {
 } from '../../src/domains/clinics/patient-filters';
 import { statColumn } from '../../src/domains/glucose/period-stats';
 import { DATA_SOURCE_FIELDS, legacyDataSources } from './tide';
+import { arrayOf, graphqlInput, integer, object, PERMISSION_SET, string } from '../openapi/schemas';
+import { PATIENT, PATIENT_INVITE, PATIENT_LIST_PARAMETERS, PATIENT_TAG, REVIEWS } from '../openapi/clinic-patients';
+
+const TAG_BODY = object({ name: string() }, ['name']);
 
 /** A clinic patient's fields, asked under their GraphQL names. */
 const PATIENT_FIELDS = `userId fullName birthDate email mrn tags { id } permissions reviews { clinicianId time }
@@ -177,6 +181,16 @@ export const clinicPatientRoutes: RestRoute[] = [
   {
     method: 'get',
     path: '/v1/clinics/:clinicId/patients',
+    doc: {
+      tag: 'Clinic patients',
+      summary: "A clinic's patients, filtered and sorted, with their summaries",
+      parameters: [...PATIENT_LIST_PARAMETERS, ...OFFSET_PAGING],
+      response: object({ data: arrayOf(PATIENT), meta: object({ count: integer, totalCount: integer }) }, [
+        'data',
+        'meta',
+      ]),
+      tidepool: 'clinic.v1.yaml#ListPatients',
+    },
     document: `query ($id: ID!, $filter: ClinicPatientFilter, $orderBy: ClinicPatientOrder, $first: Int, $after: String, $offsetPeriods: Boolean!) {
       clinic(id: $id) { patientCount patients(filter: $filter, orderBy: $orderBy, first: $first, after: $after) {
         totalCount nodes { ${PATIENT_FIELDS} ${summaryFields('offsetPeriods')} } pageInfo { hasNextPage endCursor } } } }`,
@@ -200,6 +214,14 @@ export const clinicPatientRoutes: RestRoute[] = [
   {
     method: 'post',
     path: '/v1/clinics/:clinicId/patients',
+    doc: {
+      tag: 'Clinic patients',
+      summary: 'Create a custodial account as a patient of the clinic',
+      body: { schema: graphqlInput('CreateClinicPatientInput', ['clinicId']) },
+      response: PATIENT,
+      errors: [409],
+      tidepool: 'clinic.v1.yaml#CreatePatientAccount',
+    },
     document: `mutation ($input: CreateClinicPatientInput!) { createClinicPatient(input: $input) { patient { ${PATIENT_FIELDS} } } }`,
     variables: ({ params, body }) => ({ input: { clinicId: params.clinicId, ...patientRecord(jsonObject(body)) } }),
     respond: payloadPatient('createClinicPatient'),
@@ -208,6 +230,12 @@ export const clinicPatientRoutes: RestRoute[] = [
   {
     method: 'get',
     path: '/v1/clinics/:clinicId/patients/:patientId',
+    doc: {
+      tag: 'Clinic patients',
+      summary: 'A patient of a clinic',
+      response: PATIENT,
+      tidepool: 'clinic.v1.yaml#GetPatient',
+    },
     document: `query ($clinicId: ID!, $userId: ID!) { clinic(id: $clinicId) { patient(userId: $userId) { ${PATIENT_FIELDS} ${SUMMARY_FIELDS} } } }`,
     variables: ids,
     respond: (data) => legacyPatient((data.clinic as { patient: unknown }).patient),
@@ -216,6 +244,21 @@ export const clinicPatientRoutes: RestRoute[] = [
   {
     method: 'post',
     path: '/v1/clinics/:clinicId/patients/:patientId',
+    doc: {
+      tag: 'Clinic patients',
+      summary: 'Make an existing account a patient of the clinic (servers only)',
+      body: {
+        schema: {
+          allOf: [
+            graphqlInput('AddClinicPatientInput', ['clinicId', 'userId', 'permissions']),
+            object({ permissions: PERMISSION_SET }, ['permissions']),
+          ],
+        },
+      },
+      response: PATIENT,
+      errors: [409],
+      tidepool: 'clinic.v1.yaml#CreatePatientFromUser',
+    },
     document: `mutation ($input: AddClinicPatientInput!) { addClinicPatient(input: $input) { patient { ${PATIENT_FIELDS} } } }`,
     variables: (request) => {
       const body = jsonObject(request.body);
@@ -233,6 +276,14 @@ export const clinicPatientRoutes: RestRoute[] = [
   {
     method: 'put',
     path: '/v1/clinics/:clinicId/patients/:patientId',
+    doc: {
+      tag: 'Clinic patients',
+      summary: "Replace a patient's record (fields left out are cleared)",
+      body: { schema: graphqlInput('UpdateClinicPatientInput', ['clinicId', 'userId']) },
+      response: PATIENT,
+      errors: [409],
+      tidepool: 'clinic.v1.yaml#UpdatePatient',
+    },
     document: `mutation ($input: UpdateClinicPatientInput!) { updateClinicPatient(input: $input) { patient { ${PATIENT_FIELDS} } } }`,
     // The body is the whole record (Tidepool's PUT): fields left out are cleared, and the required ones refused.
     variables: (request) => {
@@ -246,6 +297,11 @@ export const clinicPatientRoutes: RestRoute[] = [
   {
     method: 'delete',
     path: '/v1/clinics/:clinicId/patients/:patientId',
+    doc: {
+      tag: 'Clinic patients',
+      summary: 'Remove a patient from a clinic',
+      tidepool: 'clinic.v1.yaml#DeletePatient',
+    },
     document: 'mutation ($input: ClinicPatientInput!) { removeClinicPatient(input: $input) { userId } }',
     variables: (request) => ({ input: ids(request) }),
     status: 204,
@@ -253,6 +309,12 @@ export const clinicPatientRoutes: RestRoute[] = [
   {
     method: 'put',
     path: '/v1/clinics/:clinicId/patients/:patientId/reviews',
+    doc: {
+      tag: 'Clinic patients',
+      summary: 'Mark a patient reviewed now',
+      response: REVIEWS,
+      tidepool: 'clinic.v1.yaml#UpdatePatientReviews',
+    },
     document:
       'mutation ($input: ClinicPatientInput!) { reviewClinicPatient(input: $input) { patient { reviews { clinicianId time } } } }',
     variables: (request) => ({ input: ids(request) }),
@@ -262,6 +324,12 @@ export const clinicPatientRoutes: RestRoute[] = [
   {
     method: 'delete',
     path: '/v1/clinics/:clinicId/patients/:patientId/reviews',
+    doc: {
+      tag: 'Clinic patients',
+      summary: 'Undo the latest review',
+      response: REVIEWS,
+      tidepool: 'clinic.v1.yaml#DeletePatientReviews',
+    },
     document:
       'mutation ($input: ClinicPatientInput!) { revertClinicPatientReview(input: $input) { patient { reviews { clinicianId time } } } }',
     variables: (request) => ({ input: ids(request) }),
@@ -271,6 +339,13 @@ export const clinicPatientRoutes: RestRoute[] = [
   {
     method: 'put',
     path: '/v1/clinics/:clinicId/patients/:patientId/permissions',
+    doc: {
+      tag: 'Clinic patients',
+      summary: "Set what the clinic may do with a patient's data",
+      body: { schema: PERMISSION_SET },
+      response: PERMISSION_SET,
+      tidepool: 'clinic.v1.yaml#UpdatePatientPermissions',
+    },
     document:
       'mutation ($input: UpdateClinicPatientPermissionsInput!) { updateClinicPatientPermissions(input: $input) { patient { permissions } } }',
     variables: (request) => ({ input: { ...ids(request), permissions: permissionNames(request.body, 'body') } }),
@@ -283,6 +358,11 @@ export const clinicPatientRoutes: RestRoute[] = [
   {
     method: 'delete',
     path: '/v1/clinics/:clinicId/patients/:patientId/permissions/:permission',
+    doc: {
+      tag: 'Clinic patients',
+      summary: 'Give up one permission on a patient',
+      tidepool: 'clinic.v1.yaml#DeletePatientPermission',
+    },
     document:
       'mutation ($input: RevokeClinicPatientPermissionInput!) { revokeClinicPatientPermission(input: $input) { patient { userId } } }',
     variables: (request) => ({
@@ -293,6 +373,13 @@ export const clinicPatientRoutes: RestRoute[] = [
   {
     method: 'get',
     path: '/v1/patients/:userId/clinics',
+    doc: {
+      tag: 'Clinic patients',
+      summary: 'The clinics an account is a patient of',
+      parameters: OFFSET_PAGING,
+      response: arrayOf(object({ patient: PATIENT, clinic: CLINIC }, ['patient', 'clinic'])),
+      tidepool: 'clinic.v1.yaml#ListClinicsForPatient',
+    },
     document: `query ($userId: ID!) { patientClinics(userId: $userId) { ${PATIENT_FIELDS} clinic { ${CLINIC_FIELDS} } } }`,
     variables: (request) => {
       PATIENT_PAGES.check(request);
@@ -310,6 +397,14 @@ export const clinicPatientRoutes: RestRoute[] = [
   {
     method: 'post',
     path: '/v1/clinics/:clinicId/patient_tags',
+    doc: {
+      tag: 'Clinic patients',
+      summary: 'Create a patient tag',
+      body: { schema: TAG_BODY },
+      response: PATIENT_TAG,
+      errors: [409],
+      tidepool: 'clinic.v1.yaml#CreatePatientTag',
+    },
     document: 'mutation ($input: CreatePatientTagInput!) { createPatientTag(input: $input) { tag { id name } } }',
     variables: ({ params, body }) => ({ input: { clinicId: params.clinicId, name: tagName(body) } }),
     respond: (data) => (data.createPatientTag as { tag: unknown }).tag,
@@ -318,6 +413,14 @@ export const clinicPatientRoutes: RestRoute[] = [
   {
     method: 'put',
     path: '/v1/clinics/:clinicId/patient_tags/:patientTagId',
+    doc: {
+      tag: 'Clinic patients',
+      summary: 'Rename a patient tag',
+      body: { schema: TAG_BODY },
+      response: PATIENT_TAG,
+      errors: [409],
+      tidepool: 'clinic.v1.yaml#UpdatePatientTag',
+    },
     document: 'mutation ($input: RenamePatientTagInput!) { renamePatientTag(input: $input) { tag { id name } } }',
     variables: ({ params, body }) => ({
       input: { clinicId: params.clinicId, tagId: params.patientTagId, name: tagName(body) },
@@ -328,6 +431,11 @@ export const clinicPatientRoutes: RestRoute[] = [
   {
     method: 'delete',
     path: '/v1/clinics/:clinicId/patient_tags/:patientTagId',
+    doc: {
+      tag: 'Clinic patients',
+      summary: 'Delete a patient tag (and remove it from every patient)',
+      tidepool: 'clinic.v1.yaml#DeletePatientTag',
+    },
     document: 'mutation ($input: DeletePatientTagInput!) { deletePatientTag(input: $input) { tagId } }',
     variables: ({ params }) => ({ input: { clinicId: params.clinicId, tagId: params.patientTagId } }),
     status: 204,
@@ -335,6 +443,13 @@ export const clinicPatientRoutes: RestRoute[] = [
   {
     method: 'post',
     path: '/confirm/send/invite/:userId/clinic',
+    doc: {
+      tag: 'Clinic patients',
+      summary: "Invite a clinic, by its share code, to see an account's data",
+      body: { schema: object({ shareCode: string(), permissions: PERMISSION_SET }, ['shareCode', 'permissions']) },
+      response: PATIENT_INVITE,
+      errors: [409],
+    },
     document: `mutation ($input: InviteClinicInput!) { inviteClinic(input: $input) { invite { ${INVITE_FIELDS} } } }`,
     variables: ({ params, body }) => {
       const fields = withTypes(jsonObject(body), { shareCode: 'string' });
@@ -349,6 +464,12 @@ export const clinicPatientRoutes: RestRoute[] = [
   {
     method: 'get',
     path: '/v1/clinics/:clinicId/invites/patients',
+    doc: {
+      tag: 'Clinic patients',
+      summary: 'The invitations a clinic has received from patients',
+      response: arrayOf(PATIENT_INVITE),
+      tidepool: 'clinic.v1.yaml#GetPatientInvites',
+    },
     document: `query ($id: ID!) { clinic(id: $id) { patientInvites { ${INVITE_FIELDS} } } }`,
     variables: ({ params }) => ({ id: params.clinicId }),
     respond: (data) => (data.clinic as { patientInvites: unknown[] }).patientInvites.map(legacyPatientInvite),
@@ -357,6 +478,14 @@ export const clinicPatientRoutes: RestRoute[] = [
   {
     method: 'put',
     path: '/v1/clinics/:clinicId/invites/patients/:inviteId',
+    doc: {
+      tag: 'Clinic patients',
+      summary: "Accept a patient's invitation: the account becomes a patient of the clinic",
+      body: { schema: graphqlInput('AcceptPatientInviteInput', ['clinicId', 'inviteId']), required: false },
+      response: PATIENT,
+      errors: [409],
+      tidepool: 'clinic.v1.yaml#AcceptPatientInvitation',
+    },
     document: `mutation ($input: AcceptPatientInviteInput!) { acceptPatientInvite(input: $input) { patient { ${PATIENT_FIELDS} } } }`,
     variables: ({ params, body }) => ({
       input: {
@@ -371,6 +500,7 @@ export const clinicPatientRoutes: RestRoute[] = [
   {
     method: 'delete',
     path: '/v1/clinics/:clinicId/invites/patients/:inviteId',
+    doc: { tag: 'Clinic patients', summary: "Decline a patient's invitation" },
     document: `mutation ($input: RevokePatientInviteInput!) { revokePatientInvite(input: $input) { invite { id } } }`,
     variables: ({ params }) => ({ input: { clinicId: params.clinicId, inviteId: params.inviteId } }),
     status: 204,

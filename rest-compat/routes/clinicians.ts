@@ -2,7 +2,8 @@ import { oneParameter } from '../binary';
 import { jsonObject, without, withTypes } from '../body';
 import { CLINICIAN_ROLE } from '../enums';
 import type { RestRequest, RestRoute } from '../route';
-import { CLINICIAN_FIELDS, legacyClinician, offsetPaging } from './clinics';
+import { CLINICIAN, CLINICIAN_FIELDS, legacyClinician, OFFSET_PAGING, offsetPaging } from './clinics';
+import { arrayOf, dateTime, graphqlInput, legacyEnum, object, queryParameter, string } from '../openapi/schemas';
 
 const CLINICIAN_PAGES = offsetPaging(['clinic', 'clinicians']);
 
@@ -44,6 +45,22 @@ function legacyInvitation(value: unknown): Record<string, unknown> {
   };
 }
 
+/** An invitation as the invitee sees it. */
+const INVITATION = object(
+  {
+    key: string(),
+    type: { const: 'clinician_invitation' },
+    status: string(),
+    email: string(),
+    clinicId: string(),
+    creator: object({ clinicId: string(), clinicName: string() }),
+    roles: { type: 'array', items: legacyEnum(CLINICIAN_ROLE) },
+    created: dateTime,
+    modified: dateTime,
+  },
+  ['key', 'type', 'status', 'email', 'clinicId', 'creator', 'roles'],
+);
+
 const INVITATION_FIELDS = `${CLINICIAN_FIELDS} clinic { id name }`;
 
 const payloadClinician = (field: string) => (data: Record<string, unknown>) =>
@@ -53,6 +70,18 @@ export const clinicianRoutes: RestRoute[] = [
   {
     method: 'get',
     path: '/v1/clinics/:clinicId/clinicians',
+    doc: {
+      tag: 'Clinicians',
+      summary: "A clinic's clinicians",
+      parameters: [
+        queryParameter('search', string(), 'Only clinicians whose name or email contains this'),
+        queryParameter('email', string(), 'Only the clinician with this email'),
+        queryParameter('role', legacyEnum(CLINICIAN_ROLE), 'Only clinicians with this role'),
+        ...OFFSET_PAGING,
+      ],
+      response: arrayOf(CLINICIAN),
+      tidepool: 'clinic.v1.yaml#ListClinicians',
+    },
     document: `query ($id: ID!, $filter: ClinicianFilter, $after: String) { clinic(id: $id) {
       clinicians(filter: $filter, first: 100, after: $after) { nodes { ${CLINICIAN_FIELDS} } pageInfo { hasNextPage endCursor } } } }`,
     variables: (request) => {
@@ -66,6 +95,18 @@ export const clinicianRoutes: RestRoute[] = [
   {
     method: 'post',
     path: '/v1/clinics/:clinicId/clinicians',
+    doc: {
+      tag: 'Clinicians',
+      summary: 'Add a clinician to a clinic (servers only)',
+      body: {
+        schema: {
+          allOf: [graphqlInput('CreateClinicianInput', ['clinicId', 'userId']), object({ id: string('The account') })],
+        },
+      },
+      response: CLINICIAN,
+      errors: [409],
+      tidepool: 'clinic.v1.yaml#CreateClinician',
+    },
     document: `mutation ($input: CreateClinicianInput!) { createClinician(input: $input) { clinician { ${CLINICIAN_FIELDS} } } }`,
     variables: ({ params, body }) => {
       const { id, ...fields } = without(jsonObject(body), IGNORED_FIELDS);
@@ -78,6 +119,12 @@ export const clinicianRoutes: RestRoute[] = [
   {
     method: 'get',
     path: '/v1/clinics/:clinicId/clinicians/:clinicianId',
+    doc: {
+      tag: 'Clinicians',
+      summary: 'A clinician of a clinic',
+      response: CLINICIAN,
+      tidepool: 'clinic.v1.yaml#GetClinician',
+    },
     document: `query ($id: ID!, $userId: ID!) { clinic(id: $id) { clinician(userId: $userId) { ${CLINICIAN_FIELDS} } } }`,
     variables: ({ params }) => ({ id: params.clinicId, userId: params.clinicianId }),
     respond: (data) => legacyClinician((data.clinic as { clinician: unknown }).clinician),
@@ -86,6 +133,14 @@ export const clinicianRoutes: RestRoute[] = [
   {
     method: 'put',
     path: '/v1/clinics/:clinicId/clinicians/:clinicianId',
+    doc: {
+      tag: 'Clinicians',
+      summary: "Change a clinician's name or roles",
+      body: { schema: graphqlInput('UpdateClinicianInput', ['clinicId', 'userId']) },
+      response: CLINICIAN,
+      errors: [409],
+      tidepool: 'clinic.v1.yaml#UpdateClinician',
+    },
     document: `mutation ($input: UpdateClinicianInput!) { updateClinician(input: $input) { clinician { ${CLINICIAN_FIELDS} } } }`,
     variables: ({ params, body }) => {
       // The account and its email are the path's and the account's: a body naming them changes neither.
@@ -98,6 +153,12 @@ export const clinicianRoutes: RestRoute[] = [
   {
     method: 'delete',
     path: '/v1/clinics/:clinicId/clinicians/:clinicianId',
+    doc: {
+      tag: 'Clinicians',
+      summary: 'Remove a clinician from a clinic',
+      errors: [409],
+      tidepool: 'clinic.v1.yaml#DeleteClinician',
+    },
     document: 'mutation ($input: RemoveClinicianInput!) { removeClinician(input: $input) { userId } }',
     variables: ({ params }) => ({ input: { clinicId: params.clinicId, userId: params.clinicianId } }),
     status: 200,
@@ -105,6 +166,14 @@ export const clinicianRoutes: RestRoute[] = [
   {
     method: 'post',
     path: '/v1/clinics/:clinicId/invites/clinicians',
+    doc: {
+      tag: 'Clinicians',
+      summary: 'Invite someone, by email, to be a clinician of a clinic',
+      body: { schema: graphqlInput('InviteClinicianInput', ['clinicId']) },
+      response: CLINICIAN,
+      errors: [409],
+      tidepool: 'clinic.v1.yaml#InviteClinician',
+    },
     document: `mutation ($input: InviteClinicianInput!) { inviteClinician(input: $input) { clinician { ${CLINICIAN_FIELDS} } } }`,
     variables: ({ params, body }) => {
       const fields = jsonObject(body);
@@ -116,6 +185,12 @@ export const clinicianRoutes: RestRoute[] = [
   {
     method: 'patch',
     path: '/v1/clinics/:clinicId/invites/clinicians/:inviteId',
+    doc: {
+      tag: 'Clinicians',
+      summary: 'Send an invitation again',
+      response: INVITATION,
+      tidepool: 'clinic.v1.yaml#ResendInvite',
+    },
     document: `mutation ($input: ClinicianInviteInput!) { resendClinicianInvite(input: $input) { clinician { ${INVITATION_FIELDS} } } }`,
     variables: ({ params }) => ({ input: { clinicId: params.clinicId, inviteId: params.inviteId } }),
     respond: (data) => legacyInvitation((data.resendClinicianInvite as { clinician: unknown }).clinician),
@@ -124,6 +199,7 @@ export const clinicianRoutes: RestRoute[] = [
   {
     method: 'delete',
     path: '/v1/clinics/:clinicId/invites/clinicians/:inviteId',
+    doc: { tag: 'Clinicians', summary: 'Revoke an invitation', tidepool: 'clinic.v1.yaml#DeleteInvite' },
     document: 'mutation ($input: ClinicianInviteInput!) { revokeClinicianInvite(input: $input) { inviteId } }',
     variables: ({ params }) => ({ input: { clinicId: params.clinicId, inviteId: params.inviteId } }),
     status: 200,
@@ -131,6 +207,12 @@ export const clinicianRoutes: RestRoute[] = [
   {
     method: 'get',
     path: '/v1/clinics/:clinicId/invites/clinicians/:inviteId',
+    doc: {
+      tag: 'Clinicians',
+      summary: 'An invitation',
+      response: INVITATION,
+      tidepool: 'clinic.v1.yaml#GetClinicianInvite',
+    },
     document: `query ($id: ID!, $inviteId: ID!) { clinic(id: $id) { clinicianInvite(inviteId: $inviteId) { ${INVITATION_FIELDS} } } }`,
     variables: ({ params }) => ({ id: params.clinicId, inviteId: params.inviteId }),
     respond: (data) => legacyInvitation((data.clinic as { clinicianInvite: unknown }).clinicianInvite),
@@ -139,6 +221,12 @@ export const clinicianRoutes: RestRoute[] = [
   {
     method: 'get',
     path: '/v1/clinics/:clinicId/invites/clinicians/:inviteId/clinician',
+    doc: {
+      tag: 'Clinicians',
+      summary: 'The clinician an invitation would make',
+      response: CLINICIAN,
+      tidepool: 'clinic.v1.yaml#GetInvitedClinician',
+    },
     document: `query ($id: ID!, $inviteId: ID!) { clinic(id: $id) { clinicianInvite(inviteId: $inviteId) { ${CLINICIAN_FIELDS} } } }`,
     variables: ({ params }) => ({ id: params.clinicId, inviteId: params.inviteId }),
     respond: (data) => legacyClinician((data.clinic as { clinicianInvite: unknown }).clinicianInvite),
@@ -147,6 +235,12 @@ export const clinicianRoutes: RestRoute[] = [
   {
     method: 'get',
     path: '/v1/clinicians/:userId/invites',
+    doc: {
+      tag: 'Clinicians',
+      summary: 'The invitations an account may accept',
+      response: arrayOf(INVITATION),
+      tidepool: 'clinic.v1.yaml#ListClinicianInvites',
+    },
     document: `query ($userId: ID!, $after: String) { clinicianInvites(userId: $userId, first: 100, after: $after) {
       nodes { ${INVITATION_FIELDS} } pageInfo { hasNextPage endCursor } } }`,
     variables: ({ params }) => ({ userId: params.userId }),
@@ -157,6 +251,13 @@ export const clinicianRoutes: RestRoute[] = [
   {
     method: 'put',
     path: '/v1/clinicians/:userId/invites/:inviteId',
+    doc: {
+      tag: 'Clinicians',
+      summary: 'Accept an invitation: the account becomes a clinician of the clinic',
+      response: CLINICIAN,
+      errors: [409],
+      tidepool: 'clinic.v1.yaml#AcceptClinicianInvite',
+    },
     document: `mutation ($input: AnswerClinicianInviteInput!) { acceptClinicianInvite(input: $input) { clinician { ${CLINICIAN_FIELDS} } } }`,
     variables: ({ params }) => ({ input: { userId: params.userId, inviteId: params.inviteId } }),
     respond: payloadClinician('acceptClinicianInvite'),
@@ -165,6 +266,7 @@ export const clinicianRoutes: RestRoute[] = [
   {
     method: 'delete',
     path: '/v1/clinicians/:userId/invites/:inviteId',
+    doc: { tag: 'Clinicians', summary: 'Decline an invitation', tidepool: 'clinic.v1.yaml#DismissClinicianInvite' },
     document: 'mutation ($input: AnswerClinicianInviteInput!) { declineClinicianInvite(input: $input) { inviteId } }',
     variables: ({ params }) => ({ input: { userId: params.userId, inviteId: params.inviteId } }),
     status: 200,

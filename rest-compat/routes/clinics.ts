@@ -2,9 +2,19 @@ import { invalid } from '../../src/kernel/errors';
 import { parseDateTime } from '../../src/kernel/validation';
 import { integerParameter, oneParameter } from '../binary';
 import { jsonObject, without, withTypes, type JsonType } from '../body';
-import { BG_UNITS, CLINIC_SIZE, CLINIC_TYPE } from '../enums';
+import { BG_UNITS, CLINIC_SIZE, CLINIC_TYPE, CLINICIAN_ROLE } from '../enums';
 import type { RestRequest, RestRoute } from '../route';
 import { slicePaging } from '../paging';
+import {
+  arrayOf,
+  boolean,
+  dateTime,
+  graphqlInput,
+  legacyEnum,
+  object,
+  queryParameter,
+  string,
+} from '../openapi/schemas';
 
 /** A clinic's fields, asked under their GraphQL names (the same as Tidepool's). */
 export const CLINIC_FIELDS = `id name address city postalCode state country phoneNumbers { type number } clinicType
@@ -95,6 +105,61 @@ export function offsetPaging(path: readonly string[]) {
   );
 }
 
+/** `?offset=&limit=` as `offsetPaging` checks them. */
+export const OFFSET_PAGING = [
+  queryParameter('offset', { type: 'integer', minimum: 0, default: 0 }, 'Rows to skip'),
+  queryParameter(
+    'limit',
+    { type: 'integer', minimum: 1, maximum: LIMIT.max, default: LIMIT.default },
+    'Rows to answer',
+  ),
+];
+
+/** A clinic as Tidepool serialises it (absent fields left out). */
+export const CLINIC = object(
+  {
+    id: string(),
+    name: string(),
+    shareCode: string(),
+    clinicType: legacyEnum(CLINIC_TYPE),
+    clinicSize: legacyEnum(CLINIC_SIZE),
+    preferredBgUnits: legacyEnum(BG_UNITS),
+    timezone: string(),
+    phoneNumbers: { type: 'array', items: object({ type: string(), number: string() }, ['number']), minItems: 1 },
+    patientTags: { type: 'array', items: object({ id: string(), name: string() }, ['id', 'name']) },
+    canMigrate: boolean,
+    tier: string(),
+    tierDescription: string(),
+    createdTime: dateTime,
+    updatedTime: dateTime,
+  },
+  [
+    'id',
+    'name',
+    'shareCode',
+    'preferredBgUnits',
+    'canMigrate',
+    'tier',
+    'tierDescription',
+    'createdTime',
+    'updatedTime',
+  ],
+);
+
+/** A clinician (a member, or an invitation to become one) as Tidepool serialises it. */
+export const CLINICIAN = object(
+  {
+    id: string(),
+    inviteId: string(),
+    email: string(),
+    name: string(),
+    roles: { type: 'array', items: legacyEnum(CLINICIAN_ROLE) },
+    createdTime: dateTime,
+    updatedTime: dateTime,
+  },
+  ['roles'],
+);
+
 function booleanParameter(query: Record<string, unknown>, name: string): boolean | undefined {
   const value = oneParameter(query, name);
   if (value === undefined) return undefined;
@@ -134,6 +199,19 @@ export const clinicRoutes: RestRoute[] = [
   {
     method: 'get',
     path: '/v1/clinics',
+    doc: {
+      tag: 'Clinics',
+      summary: 'The clinics the caller belongs to (all, for servers), or the one with a share code',
+      parameters: [
+        queryParameter('shareCode', string(), 'Only the clinic with this share code'),
+        queryParameter('createdTimeStart', dateTime, 'Only clinics created at or after this time'),
+        queryParameter('createdTimeEnd', dateTime, 'Only clinics created before this time'),
+        queryParameter('ehrEnabled', boolean, 'Only clinics with (or without) EHR integration'),
+        ...OFFSET_PAGING,
+      ],
+      response: arrayOf(CLINIC),
+      tidepool: 'clinic.v1.yaml#ListClinics',
+    },
     document: `query ($filter: ClinicFilter, $after: String) {
       clinics(filter: $filter, first: 100, after: $after) { nodes { ${CLINIC_FIELDS} } pageInfo { hasNextPage endCursor } } }`,
     variables: (request) => {
@@ -147,6 +225,14 @@ export const clinicRoutes: RestRoute[] = [
   {
     method: 'post',
     path: '/v1/clinics',
+    doc: {
+      tag: 'Clinics',
+      summary: 'Create a clinic; the caller becomes its admin',
+      body: { schema: graphqlInput('CreateClinicInput') },
+      response: CLINIC,
+      errors: [409],
+      tidepool: 'clinic.v1.yaml#CreateClinic',
+    },
     document: `mutation ($input: CreateClinicInput!) { createClinic(input: $input) { clinic { ${CLINIC_FIELDS} } } }`,
     variables: (request) => ({ input: clinicInput(request) }),
     respond: payloadClinic('createClinic'),
@@ -155,6 +241,12 @@ export const clinicRoutes: RestRoute[] = [
   {
     method: 'get',
     path: '/v1/clinics/share_code/:shareCode',
+    doc: {
+      tag: 'Clinics',
+      summary: 'The clinic with a share code',
+      response: CLINIC,
+      tidepool: 'clinic.v1.yaml#GetClinicByShareCode',
+    },
     document: `query ($code: String!) { clinicByShareCode(shareCode: $code) { ${CLINIC_FIELDS} } }`,
     variables: ({ params }) => ({ code: params.shareCode }),
     respond: (data) => legacyClinic(data.clinicByShareCode),
@@ -163,6 +255,7 @@ export const clinicRoutes: RestRoute[] = [
   {
     method: 'get',
     path: '/v1/clinics/:clinicId',
+    doc: { tag: 'Clinics', summary: 'A clinic', response: CLINIC, tidepool: 'clinic.v1.yaml#GetClinic' },
     document: `query ($id: ID!) { clinic(id: $id) { ${CLINIC_FIELDS} } }`,
     variables: ({ params }) => ({ id: params.clinicId }),
     respond: (data) => legacyClinic(data.clinic),
@@ -171,6 +264,14 @@ export const clinicRoutes: RestRoute[] = [
   {
     method: 'put',
     path: '/v1/clinics/:clinicId',
+    doc: {
+      tag: 'Clinics',
+      summary: 'Update a clinic',
+      body: { schema: graphqlInput('UpdateClinicInput', ['id']) },
+      response: CLINIC,
+      errors: [409],
+      tidepool: 'clinic.v1.yaml#UpdateClinic',
+    },
     document: `mutation ($input: UpdateClinicInput!) { updateClinic(input: $input) { clinic { ${CLINIC_FIELDS} } } }`,
     variables: (request) => ({ input: { ...clinicInput(request), id: request.params.clinicId } }),
     respond: payloadClinic('updateClinic'),
@@ -179,6 +280,13 @@ export const clinicRoutes: RestRoute[] = [
   {
     method: 'get',
     path: '/v1/clinicians/:userId/clinics',
+    doc: {
+      tag: 'Clinics',
+      summary: 'The clinics an account is a clinician of, with its membership in each',
+      parameters: OFFSET_PAGING,
+      response: arrayOf(object({ clinician: CLINICIAN, clinic: CLINIC }, ['clinician', 'clinic'])),
+      tidepool: 'clinic.v1.yaml#ListClinicsForClinician',
+    },
     document: `query ($userId: ID!, $after: String) {
       clinicsOfClinician(userId: $userId, first: 100, after: $after) {
         nodes { ${CLINIC_FIELDS} clinician(userId: $userId) { ${CLINICIAN_FIELDS} } }

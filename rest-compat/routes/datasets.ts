@@ -5,6 +5,18 @@ import { invalid } from '../../src/kernel/errors';
 import { dateTimeParameter, jsonUpload, listParameter } from '../binary';
 import { LegacyEnum } from '../enums';
 import { legacyPaging } from '../paging';
+import {
+  arrayOf,
+  dateTime,
+  graphqlInput,
+  LEGACY_PAGING,
+  legacyEnum,
+  listQuery,
+  object,
+  queryParameter,
+  string,
+  wrapped as wrappedSchema,
+} from '../openapi/schemas';
 import type { ContentRoute, RestRequest, RestRoute } from '../route';
 
 const DATASET_TYPE = new LegacyEnum({ normal: 'NORMAL', continuous: 'CONTINUOUS' });
@@ -64,10 +76,43 @@ function datasetInput(request: RestRequest): Fields {
 
 const DATASET_PAGES = legacyPaging(['datasets']);
 
+const DATASET = object(
+  {
+    id: string(),
+    uploadId: string(),
+    userId: string(),
+    type: { const: 'upload' },
+    dataSetType: legacyEnum(DATASET_TYPE),
+    state: legacyEnum(DATASET_STATE),
+    dataState: legacyEnum(DATASET_STATE),
+    deduplicator: object({ name: string() }),
+    createdTime: dateTime,
+  },
+  ['id', 'uploadId', 'userId', 'type', 'dataSetType', 'state', 'dataState', 'deduplicator'],
+);
+
+/** The GraphQL input, with Tidepool's spelling of its type, enum and deduplicator. */
+const DATASET_BODY = {
+  allOf: [
+    graphqlInput('CreateDatasetInput', ['userId', 'dataSetType', 'deduplicator']),
+    object({
+      type: { const: 'upload' },
+      dataSetType: legacyEnum(DATASET_TYPE),
+      deduplicator: object({ name: string() }, ['name']),
+    }),
+  ],
+};
+
 const datasetRoutes = (prefix: 'datasets' | 'data_sets'): RestRoute[] => [
   {
     method: 'post',
     path: `/v1/users/:userId/${prefix}`,
+    doc: {
+      tag: 'Data',
+      summary: 'Open a dataset (an upload) for an account',
+      body: { schema: DATASET_BODY },
+      response: wrappedSchema(DATASET),
+    },
     document: `mutation ($input: CreateDatasetInput!) { createDataset(input: $input) { dataset { ${DATASET_FIELDS} } } }`,
     variables: (request) => ({ input: datasetInput(request) }),
     respond: (data) => wrapped(wireDataset((data.createDataset as Fields).dataset)),
@@ -76,6 +121,12 @@ const datasetRoutes = (prefix: 'datasets' | 'data_sets'): RestRoute[] => [
   {
     method: 'post',
     path: `/v1/${prefix}/:datasetId/data`,
+    doc: {
+      tag: 'Data',
+      summary: 'Add records (cbg, smbg) to an open dataset',
+      body: { mediaType: 'application/json', description: 'A JSON array of records' },
+      response: wrappedSchema(arrayOf({})),
+    },
     body: 'binary',
     document: 'mutation ($input: AddDatasetDataInput!) { addDatasetData(input: $input) { stored } }',
     variables: (request) => {
@@ -88,6 +139,11 @@ const datasetRoutes = (prefix: 'datasets' | 'data_sets'): RestRoute[] => [
   {
     method: 'put',
     path: `/v1/${prefix}/:datasetId`,
+    doc: {
+      tag: 'Data',
+      summary: 'Close a dataset (the body is ignored)',
+      response: wrappedSchema(DATASET),
+    },
     // Tidepool ignores the body and closes the dataset ({"dataState":"closed"} in its docs).
     document: `mutation ($input: DatasetInput!) { closeDataset(input: $input) { dataset { ${DATASET_FIELDS} } } }`,
     variables: (request) => ({ input: { id: request.params.datasetId } }),
@@ -97,6 +153,7 @@ const datasetRoutes = (prefix: 'datasets' | 'data_sets'): RestRoute[] => [
   {
     method: 'delete',
     path: `/v1/${prefix}/:datasetId`,
+    doc: { tag: 'Data', summary: 'Delete a dataset and its records' },
     document: 'mutation ($input: DatasetInput!) { deleteDataset(input: $input) { deletedDatasetId } }',
     variables: (request) => ({ input: { id: request.params.datasetId } }),
     status: 204,
@@ -104,6 +161,12 @@ const datasetRoutes = (prefix: 'datasets' | 'data_sets'): RestRoute[] => [
   {
     method: 'get',
     path: `/v1/users/:userId/${prefix}`,
+    doc: {
+      tag: 'Data',
+      summary: "An account's datasets",
+      parameters: LEGACY_PAGING,
+      response: arrayOf(DATASET),
+    },
     document: `query ($userId: ID!, $after: String) {
       datasets(userId: $userId, first: 100, after: $after) { nodes { ${DATASET_FIELDS} } pageInfo { hasNextPage endCursor } } }`,
     variables: (request) => {
@@ -122,6 +185,13 @@ export const glucoseRoutes: RestRoute[] = [
   {
     method: 'get',
     path: '/v1/users/:userId/data_sources',
+    doc: {
+      tag: 'Data',
+      summary: "An account's data sources (connected providers)",
+      response: arrayOf(
+        object({ id: string(), providerName: string(), state: string() }, ['id', 'providerName', 'state']),
+      ),
+    },
     document: 'query ($userId: ID!) { dataSources(userId: $userId) { id providerName state } }',
     variables: ({ params }) => ({ userId: params.userId }),
     respond: (data) => data.dataSources,
@@ -159,6 +229,19 @@ async function* jsonArray(batches: AsyncIterable<StoredReading[]>): AsyncGenerat
 
 const READ_TYPES = ['cbg', 'smbg'] as const;
 
+const READING = object(
+  {
+    id: string(),
+    type: { enum: [...READ_TYPES] },
+    time: dateTime,
+    value: { type: 'number' },
+    units: { const: 'mmol/L' },
+    uploadId: string(),
+    createdTime: dateTime,
+  },
+  ['id', 'type', 'time', 'value', 'units', 'uploadId'],
+);
+
 /**
  * `GET /data/{userId}`, Tidepool's read API: a user's active readings in time order, streamed
  * from the database in batches, so any range answers in constant memory.
@@ -167,6 +250,16 @@ export function glucoseDownloads(glucose: GlucoseService): ContentRoute[] {
   return [
     {
       path: '/data/:userId',
+      doc: {
+        tag: 'Data',
+        summary: "An account's readings in time order",
+        parameters: [
+          listQuery('type', { enum: [...READ_TYPES] }, 'Only readings of these types (others are ignored)'),
+          queryParameter('startDate', dateTime, 'Readings at or after this time'),
+          queryParameter('endDate', dateTime, 'Readings before this time'),
+        ],
+        response: arrayOf(READING),
+      },
       open: async (scope, params, query) => {
         const asked = listParameter(query, 'type');
         const types = asked ? READ_TYPES.filter((type) => asked.includes(type)) : [...READ_TYPES];

@@ -1,6 +1,15 @@
 import type { DeviceLogsService } from '../../src/domains/device-logs/device-logs.service';
 import { contentHeaders, dateTimeHeader, dateTimeParameter, digestHeader, jsonUpload } from '../binary';
 import { legacyPaging } from '../paging';
+import {
+  arrayOf,
+  dateTime,
+  DEVICE_LOG,
+  headerParameter,
+  LEGACY_PAGING,
+  queryParameter,
+  string,
+} from '../openapi/schemas';
 import type { ContentRoute, RestRoute } from '../route';
 import { DOWNLOAD_HEADERS } from '../../src/http/security-headers';
 
@@ -18,6 +27,18 @@ export const deviceLogRoutes: RestRoute[] = [
   {
     method: 'post',
     path: '/v1/users/:userId/device_logs',
+    doc: {
+      tag: 'Device logs',
+      summary: 'Upload a device log: a JSON array of entries covering a time window',
+      parameters: [
+        headerParameter('Digest', string(), '`md5=<base64 MD5 of the body>`'),
+        headerParameter('X-Logs-Start-At-Time', dateTime, 'The start of the window the entries cover'),
+        headerParameter('X-Logs-End-At-Time', dateTime, 'The end of that window'),
+      ],
+      body: { mediaType: 'application/json', description: 'A JSON array of log entries (up to 100 MiB)' },
+      response: DEVICE_LOG,
+      tidepool: 'blob.v1.yaml#UploadDeviceLogs',
+    },
     body: 'binary',
     document: `mutation ($input: UploadDeviceLogInput!) { uploadDeviceLog(input: $input) { deviceLog { ${LOG_FIELDS} } } }`,
     variables: (request) => ({
@@ -35,6 +56,17 @@ export const deviceLogRoutes: RestRoute[] = [
   {
     method: 'get',
     path: '/v1/users/:userId/device_logs',
+    doc: {
+      tag: 'Device logs',
+      summary: 'The device logs that overlap a time window',
+      parameters: [
+        queryParameter('startAtTime', dateTime, "The window's start", true),
+        queryParameter('endAtTime', dateTime, "The window's end", true),
+        ...LEGACY_PAGING,
+      ],
+      response: arrayOf(DEVICE_LOG),
+      tidepool: 'blob.v1.yaml#ListDeviceLogs',
+    },
     document: `query ($userId: ID!, $filter: DeviceLogFilter!, $after: String) {
       deviceLogs(userId: $userId, filter: $filter, first: 100, after: $after) {
         nodes { ${LOG_FIELDS} } pageInfo { hasNextPage endCursor } } }`,
@@ -51,6 +83,7 @@ export const deviceLogRoutes: RestRoute[] = [
   {
     method: 'get',
     path: '/v1/device_logs/:id',
+    doc: { tag: 'Device logs', summary: "A device log's metadata", response: DEVICE_LOG },
     document: `query ($id: ID!) { deviceLog(id: $id) { ${LOG_FIELDS} } }`,
     variables: ({ params }) => ({ id: params.id }),
     respond: (data) => wireLog(data.deviceLog),
@@ -62,6 +95,12 @@ export function deviceLogDownloads(logs: DeviceLogsService): ContentRoute[] {
   return [
     {
       path: '/v1/device_logs/:id/content',
+      doc: {
+        tag: 'Device logs',
+        summary: "A device log's content",
+        response: { type: 'array', items: { type: 'object' } },
+        responseHeaders: ['Digest', 'Content-Length', 'Content-Disposition', 'Start-At', 'End-At'],
+      },
       open: async (scope, params) => {
         const { log, stream } = await logs.openContent(scope, params.id);
         const headers = {

@@ -2,6 +2,7 @@ import { invalid, notFound } from '../../src/kernel/errors';
 import { jsonObject } from '../body';
 import { PERMISSION_NAME } from '../enums';
 import type { RestRoute } from '../route';
+import { PERMISSION_GROUPS, PERMISSION_SET } from '../openapi/schemas';
 
 type Share = { userId: string; permissions: string[] };
 
@@ -47,6 +48,12 @@ export const permissionRoutes: RestRoute[] = [
   {
     method: 'get',
     path: '/access/groups/:userId',
+    doc: {
+      tag: 'Permissions',
+      summary: 'The accounts that share with this account, and what each lets it do',
+      response: PERMISSION_GROUPS,
+      tidepool: 'access.v1.yaml#GetGroupsForUser',
+    },
     document: `query ($id: ID!, $after: String) { accessibleGroups(userId: $id, ${SHARE_PAGE} }`,
     variables: ({ params }) => ({ id: params.userId }),
     pages: { path: ['accessibleGroups'] },
@@ -56,6 +63,12 @@ export const permissionRoutes: RestRoute[] = [
   {
     method: 'get',
     path: '/access/:sharerId',
+    doc: {
+      tag: 'Permissions',
+      summary: 'The accounts this account shares with, and what each may do',
+      response: PERMISSION_GROUPS,
+      tidepool: 'access.v1.yaml#GetUsersInGroup',
+    },
     document: `query ($id: ID!, $after: String) { groupMembers(sharerId: $id, ${SHARE_PAGE} }`,
     variables: ({ params }) => ({ id: params.sharerId }),
     pages: { path: ['groupMembers'] },
@@ -65,6 +78,12 @@ export const permissionRoutes: RestRoute[] = [
   {
     method: 'get',
     path: '/access/:sharerId/:userId',
+    doc: {
+      tag: 'Permissions',
+      summary: "What an account may do with the sharer's data",
+      response: PERMISSION_SET,
+      tidepool: 'access.v1.yaml#GetPermissionsForUser',
+    },
     document: 'query ($sharer: ID!, $user: ID!) { permissions(sharerId: $sharer, userId: $user) }',
     variables: ({ params }) => ({ sharer: params.sharerId, user: params.userId }),
     respond: (data, _reply, { params }) => {
@@ -77,6 +96,13 @@ export const permissionRoutes: RestRoute[] = [
   {
     method: 'post',
     path: '/access/:sharerId/:userId',
+    doc: {
+      tag: 'Permissions',
+      summary: "Set what an account may do with the sharer's data ({} removes the grant)",
+      body: { schema: PERMISSION_SET },
+      response: PERMISSION_SET,
+      tidepool: 'access.v1.yaml#GrantPermissionsInGroup',
+    },
     document: 'mutation ($input: SetPermissionsInput!) { setPermissions(input: $input) { permissions } }',
     variables: ({ params, body }) => ({
       input: { sharerId: params.sharerId, userId: params.userId, permissions: permissionNames(body) },

@@ -1,11 +1,22 @@
 import { oneParameter } from '../binary';
 import { isTideCategory } from '../../src/domains/clinics/tide/categories';
 import { parseDataSources } from '../../src/domains/clinics/tide/data-sources';
-import { parseCutoff, parsePeriod, parseTags } from '../../src/domains/clinics/tide/parameters';
+import { parseCutoff, parsePeriod, parseTags, TIDE_PERIODS } from '../../src/domains/clinics/tide/parameters';
 import { TideCategoryValue } from '../../src/domains/clinics/tide/tide.types';
 import { invalid } from '../../src/kernel/errors';
 import { LegacyEnum, SUMMARY_PERIOD } from '../enums';
 import type { RestRequest, RestRoute } from '../route';
+import {
+  arrayOf,
+  boolean,
+  dateTime,
+  legacyEnum,
+  listQuery,
+  object,
+  queryParameter,
+  string,
+  strings,
+} from '../openapi/schemas';
 
 /** Data-source states: GraphQL enum names ↔ Tidepool's strings. */
 const DATA_SOURCE_STATE = new LegacyEnum({
@@ -106,6 +117,15 @@ function legacyEntry({ patient, ...stats }: Entry): Record<string, unknown> {
   };
 }
 
+/** A patient in a TIDE category, with the statistics it was placed by. */
+const TIDE_ENTRY = object(
+  {
+    patient: object({ id: string(), email: string(), fullName: string(), tags: strings }, ['id', 'fullName', 'tags']),
+    lastData: dateTime,
+  },
+  ['patient'],
+);
+
 interface Report {
   config: {
     schemaVersion: number;
@@ -149,6 +169,30 @@ export const tideRoutes: RestRoute[] = [
   {
     method: 'get',
     path: '/v1/clinics/:clinicId/tide_report',
+    doc: {
+      tag: 'TIDE',
+      summary: "A clinic's TIDE report: its tagged patients by the glucose category they fall in",
+      parameters: [
+        queryParameter('period', { enum: [...TIDE_PERIODS] }, 'The summary period', true),
+        { ...listQuery('tags', string(), 'Patient tag ids; patients with any of them are reported'), required: true },
+        queryParameter('lastDataCutoff', dateTime, 'Only patients with data at or after this time', true),
+        listQuery('categories', legacyEnum(TIDE_CATEGORY), 'The categories, in order (the defaults when omitted)'),
+        queryParameter('excludeNoData', boolean, 'Leave out the patients without data'),
+      ],
+      response: object(
+        {
+          config: object({ clinicId: string(), period: string(), lastDataCutoff: dateTime, tags: strings }, [
+            'clinicId',
+            'period',
+            'lastDataCutoff',
+            'tags',
+          ]),
+          results: { type: 'object', additionalProperties: arrayOf(TIDE_ENTRY) },
+        },
+        ['config', 'results'],
+      ),
+      tidepool: 'clinic.v1.yaml#TideReport',
+    },
     document: `query ($id: ID!, $period: SummaryPeriod!, $tagIds: [ID!]!, $lastDataCutoff: DateTime!,
         $categories: [TideCategory!], $excludeNoData: Boolean) {
       clinic(id: $id) { tideReport(period: $period, tagIds: $tagIds, lastDataCutoff: $lastDataCutoff,
@@ -165,6 +209,26 @@ export const tideRoutes: RestRoute[] = [
   {
     method: 'put',
     path: '/v1/patients/:userId/data_sources',
+    doc: {
+      tag: 'TIDE',
+      summary: "Replace an account's data sources, as the data-source service reports them (servers only)",
+      body: {
+        schema: arrayOf(
+          object(
+            {
+              dataSourceId: string(),
+              providerName: string(),
+              state: legacyEnum(DATA_SOURCE_STATE),
+              modifiedTime: dateTime,
+              expirationTime: dateTime,
+              latestDataTime: dateTime,
+            },
+            ['providerName', 'state'],
+          ),
+        ),
+      },
+      tidepool: 'clinic.v1.yaml#UpdatePatientDataSources',
+    },
     document: `mutation ($input: UpdatePatientDataSourcesInput!) { updatePatientDataSources(input: $input) { userId } }`,
     variables: ({ params, body }) => ({
       input: {

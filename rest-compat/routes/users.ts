@@ -1,6 +1,7 @@
 import { invalid } from '../../src/kernel/errors';
 import { compact, jsonObject, optionalJsonObject, without, withTypes, type JsonType } from '../body';
-import type { RestRequest, RestRoute } from '../route';
+import type { JsonSchema, RestRequest, RestRoute } from '../route';
+import { graphqlInput, object, string, USER } from '../openapi/schemas';
 
 /** The fields of a legacy user, under their legacy names (aliases translate the GraphQL ones). */
 export const USER_FIELDS =
@@ -67,10 +68,24 @@ function withPathId(input: Record<string, unknown>, key: string, id: string): Re
   return { ...input, [key]: id };
 }
 
+/** Both forms of an update body: wrapped (what Tidepool clients send) or flat, with emailVerified. */
+const updateBody = (input: string, omit: string[] = []): JsonSchema => ({
+  oneOf: [
+    object({ updates: graphqlInput(input, omit) }, ['updates']),
+    { allOf: [graphqlInput(input, omit), { required: ['emailVerified'] }] },
+  ],
+});
+
 export const userRoutes: RestRoute[] = [
   {
     method: 'get',
     path: '/auth/user',
+    doc: {
+      tag: 'Users',
+      summary: 'The account of the token sent',
+      response: USER,
+      tidepool: 'auth.v1.yaml#GetCurrentUserInfo',
+    },
     document: `query { me { ${USER_FIELDS} } }`,
     respond: asUser('me'),
     status: 200,
@@ -78,6 +93,14 @@ export const userRoutes: RestRoute[] = [
   {
     method: 'put',
     path: '/auth/user',
+    doc: {
+      tag: 'Users',
+      summary: 'Update the account of the token sent',
+      body: { schema: updateBody('UpdateMeInput') },
+      response: USER,
+      errors: [409],
+      tidepool: 'auth.v1.yaml#UpdateCurrentUser',
+    },
     document: `mutation ($input: UpdateMeInput!) { updateMe(input: $input) { user { ${USER_FIELDS} } } }`,
     variables: (request) => ({ input: updateInput(request) }),
     respond: asPayloadUser('updateMe'),
@@ -86,6 +109,12 @@ export const userRoutes: RestRoute[] = [
   ...['/auth/user/:userId', '/v1/users/:userId'].map((path): RestRoute => ({
     method: 'get',
     path,
+    doc: {
+      tag: 'Users',
+      summary: 'An account',
+      response: USER,
+      ...(path.startsWith('/auth/') && { tidepool: 'auth.v1.yaml#GetUserInfo' as const }),
+    },
     document: `query ($id: ID!) { user(id: $id) { ${USER_FIELDS} } }`,
     variables: ({ params }) => ({ id: params.userId }),
     respond: asUser('user'),
@@ -94,6 +123,14 @@ export const userRoutes: RestRoute[] = [
   {
     method: 'put',
     path: '/auth/user/:userId',
+    doc: {
+      tag: 'Users',
+      summary: 'Update an account',
+      body: { schema: updateBody('UpdateUserInput', ['userId']) },
+      response: USER,
+      errors: [409],
+      tidepool: 'auth.v1.yaml#UpdateUser',
+    },
     document: `mutation ($input: UpdateUserInput!) { updateUser(input: $input) { user { ${USER_FIELDS} } } }`,
     variables: (request) => ({ input: withPathId(updateInput(request), 'userId', request.params.userId) }),
     respond: asPayloadUser('updateUser'),
@@ -102,6 +139,14 @@ export const userRoutes: RestRoute[] = [
   {
     method: 'post',
     path: '/auth/user/:userId/user',
+    doc: {
+      tag: 'Users',
+      summary: "Create a custodial account, in the custody of the path's account",
+      body: { schema: graphqlInput('CreateCustodialUserInput', ['custodianId']), required: false },
+      response: USER,
+      errors: [409],
+      tidepool: 'auth.v1.yaml#CreateCustodialUser',
+    },
     document: `mutation ($input: CreateCustodialUserInput!) { createCustodialUser(input: $input) { user { ${USER_FIELDS} } } }`,
     variables: ({ params, body }) => ({
       input: withPathId(withTypes(optionalJsonObject(body), CUSTODIAL_TYPES), 'custodianId', params.userId),
@@ -112,6 +157,13 @@ export const userRoutes: RestRoute[] = [
   ...['/auth/user/:userId', '/v1/users/:userId'].map((path): RestRoute => ({
     method: 'delete',
     path,
+    doc: {
+      tag: 'Users',
+      summary: 'Delete an account and its data',
+      description: 'The account itself must send its current password; custodians and servers need none.',
+      body: { schema: object({ password: string() }), required: false },
+      ...(path.startsWith('/auth/') && { tidepool: 'auth.v1.yaml#DeleteUser' as const }),
+    },
     document: 'mutation ($input: DeleteUserInput!) { deleteUser(input: $input) { deletedUserId } }',
     variables: ({ params, body }) => ({
       input: { userId: params.userId, password: optionalJsonObject(body).password ?? null },

@@ -1,3 +1,5 @@
+import { expectMatchesIsletDescription } from './openapi';
+
 /** A small HTTP client for the end-to-end suites: JSON in, parsed JSON (or text) out. */
 export interface Reply<T = any> {
   status: number;
@@ -27,8 +29,9 @@ export async function call<T = any>(baseUrl: string, path: string, options: Requ
     headers['content-type'] ??= 'application/x-www-form-urlencoded';
     body = new URLSearchParams(options.form).toString();
   }
+  const method = options.method ?? (body ? 'POST' : 'GET');
   const response = await fetch(`${baseUrl}${path}`, {
-    method: options.method ?? (body ? 'POST' : 'GET'),
+    method,
     headers,
     body,
     redirect: 'manual',
@@ -40,7 +43,10 @@ export async function call<T = any>(baseUrl: string, path: string, options: Requ
   } catch {
     parsed = text;
   }
-  return { status: response.status, headers: response.headers, body: parsed as T, text };
+  const reply = { status: response.status, headers: response.headers, body: parsed as T, text };
+  // Every reply is checked against Islet's OpenAPI description (and Tidepool's): a mismatch fails the test that asked.
+  await expectMatchesIsletDescription(baseUrl, method, path, reply);
+  return reply;
 }
 
 /** Runs a GraphQL operation at /graphql with an optional bearer token. */

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import express from 'express';
 import { GraphQLObjectType, GraphQLSchema, GraphQLString } from 'graphql';
 import { createLogger } from '../src/infra/logger';
+import { AccessTrail } from '../src/kernel/access-trail';
 import { AppError } from '../src/kernel/errors';
 import type { Scope } from '../src/kernel/scope';
 import { restCompatRouter } from './router';
@@ -42,7 +43,7 @@ let url: string;
 beforeAll(async () => {
   const app = express();
   const withScope: express.RequestHandler = (_req, res, next) => {
-    res.locals.scope = { logger } as unknown as Scope;
+    res.locals.scope = { logger, accessTrail: new AccessTrail(null) } as unknown as Scope;
     next();
   };
   app.use(

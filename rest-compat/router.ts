@@ -160,7 +160,12 @@ export function restCompatRouter(
   for (const route of downloads.routes) {
     router.get(route.path, ...downloads.edge, async (req: Request, res: Response) => {
       try {
-        const { stream, headers } = await route.open(scopeOf(res), req.params as Record<string, string>, req.query);
+        const scope = scopeOf(res);
+        scope.accessTrail.operation = `GET ${route.path}`;
+        // The access decision is logged before any byte is sent, refused or not.
+        const { stream, headers } = await route
+          .open(scope, req.params as Record<string, string>, req.query)
+          .finally(() => scope.accessTrail.flush(scope));
         res.status(200);
         // setHeader, not res.set: express would append a charset to the stored media type.
         for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
@@ -193,7 +198,14 @@ export function restCompatRouter(
       };
       try {
         const variableValues = variablesOf(route, request, scopeOf(res));
-        const run = (variables: Record<string, unknown>) => operation(scopeOf(res), variables);
+        const scope = scopeOf(res);
+        scope.accessTrail.operation = `${route.method.toUpperCase()} ${route.path}`;
+        // Each run's access decisions are logged before its answer is used (refusals included).
+        const run = async (variables: Record<string, unknown>) => {
+          const result = await operation(scope, variables);
+          await scope.accessTrail.flush(scope);
+          return result;
+        };
         const result = await run(variableValues);
         if (result.errors?.length) return sendExecutionErrors(res, route, result.errors, enumValues);
         let data = result.data ?? {};

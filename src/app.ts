@@ -83,7 +83,7 @@ export async function createApp({
   const schema = await schemaFor(services);
   const apollo = createApolloServer(schema, logger);
   await apollo.start();
-  const websocket = graphqlWebSocket({ schema, authenticator, orm, logger });
+  const websocket = graphqlWebSocket({ schema, authenticator, orm, logger, accessSink: services.accessSink });
 
   const app = express();
   app.disable('x-powered-by');
@@ -109,7 +109,7 @@ export async function createApp({
   const multipart = graphqlMultipart(graphqlError);
   const graphqlJson = jsonBody(graphqlError);
   const graphqlBody: RequestHandler = (req, res, next) => (isMultipart(req) ? multipart : graphqlJson)(req, res, next);
-  const graphqlAuth = authenticate(authenticator, orm, logger, graphqlError, {
+  const graphqlAuth = authenticate(authenticator, orm, logger, graphqlError, services.accessSink, {
     lenient: asksOnlyFor(CREDENTIAL_FREE_MUTATIONS),
   });
   // GraphiQL for browsers (GET with Accept: text/html); without it, Apollo answers them as before.
@@ -126,8 +126,8 @@ export async function createApp({
 
   const restError = (error: AppError, res: Response) => sendAppError(res, error);
   const parseJson = jsonBody(restError);
-  const strict = authenticate(authenticator, orm, logger, restError);
-  const lenient = authenticate(authenticator, orm, logger, restError, { lenient: true });
+  const strict = authenticate(authenticator, orm, logger, restError, services.accessSink);
+  const lenient = authenticate(authenticator, orm, logger, restError, services.accessSink, { lenient: true });
   app.use(apiCors);
   // Routes that run only credential-free mutations treat unusable credentials as none, as /graphql does.
   const routes = restRoutes.map((route) => ({

@@ -56,6 +56,10 @@ export interface Config {
   metricsPort: number | undefined;
   /** Serve the GraphiQL playground at `GET /graphql` to browsers, with its public sign-in client. */
   graphqlPlayground: boolean;
+  /** How long access log entries are kept, in days; older ones are swept. */
+  accessLogRetentionDays: number;
+  /** Record the access log; off only to measure what recording costs (test/bench), never in service. */
+  accessLogRecording: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -161,5 +165,8 @@ export function loadConfig(env: Env = process.env): Config {
     metricsToken: secret(env, 'METRICS_TOKEN'),
     metricsPort: text(env, 'METRICS_PORT') === undefined ? undefined : integer(env, 'METRICS_PORT', 0, 0, 65_535),
     graphqlPlayground: text(env, 'GRAPHQL_PLAYGROUND') === undefined ? !production : flag(env, 'GRAPHQL_PLAYGROUND'),
+    // Six years, the longest record-keeping period health-data regulations (HIPAA) ask of audit trails.
+    accessLogRetentionDays: integer(env, 'ACCESS_LOG_RETENTION_DAYS', 6 * 365 + 2, 1, 100 * 366),
+    accessLogRecording: text(env, 'ACCESS_LOG_RECORDING') === undefined || flag(env, 'ACCESS_LOG_RECORDING'),
   };
 }

@@ -12,6 +12,7 @@ import { DeviceLogSchema } from './domains/device-logs/device-log.entity';
 import { PermissionGrantSchema } from './domains/permissions/permission-grant.entity';
 import { UserEmailSchema, UserSchema } from './domains/users/user.entity';
 import { PendingObjectSchema } from './infra/content/pending-object.entity';
+import { AccessLogEntrySchema } from './domains/access-log/access-log.entity';
 
 /**
  * Every entity the ORM manages, one line per domain. Registered here, at the composition root,
@@ -24,5 +25,6 @@ export const entities = [
   ...[BlobSchema, DeviceLogSchema, PendingObjectSchema],
   ...[ClinicSchema, ClinicianSchema, ClinicianInviteSchema, ClinicPatientSchema, PatientTagSchema, PatientInviteSchema],
   ...[DatasetSchema, GlucoseReadingSchema, GlucoseBucketSchema, GlucoseSummarySchema, GlucosePeriodStatsSchema],
+  ...[AccessLogEntrySchema],
   ...[OidcRecordSchema, RealmKeySchema, RevokedSessionSchema, LoginFailureSchema, IdentityLinkSchema],
 ];

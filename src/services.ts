@@ -17,7 +17,10 @@ import type { Config } from './config';
 import { ownerAccounts } from './kernel/accounts';
 import type { Scope } from './kernel/scope';
 import { AccessPolicy } from './domains/permissions/access-policy';
-import { clinicGrants } from './domains/clinics/membership';
+import { assertClinicAccess, clinicGrants } from './domains/clinics/membership';
+import { AccessLogService } from './domains/access-log/access-log.service';
+import { accessEventsInTransactions, accessSink, GroupedEntryWriter } from './domains/access-log/access-log.writer';
+import type { AccessSink } from './kernel/access-trail';
 import { PermissionsService } from './domains/permissions/permissions.service';
 import { AccountLifecycleService, accountAddresses } from './domains/users/account-lifecycle.service';
 import { ClinicsService } from './domains/clinics/clinics.service';
@@ -52,6 +55,9 @@ export interface ServiceDependencies {
 /** Every domain service and the auth machinery, wired once per process. */
 export interface Services {
   access: AccessPolicy;
+  accessLog: AccessLogService;
+  /** Where each request's access trail writes; null when recording is off (ACCESS_LOG_RECORDING). */
+  accessSink: AccessSink | null;
   users: UsersService;
   lifecycle: AccountLifecycleService;
   permissions: PermissionsService;
@@ -81,6 +87,9 @@ export interface Services {
   close(): Promise<void>;
 }
 
+/** Entries expire by the day; an hourly look keeps a removal small. */
+const ACCESS_LOG_SWEEP_INTERVAL_MS = 60 * 60 * 1000;
+
 export async function createServices({
   config,
   logger,
@@ -91,6 +100,18 @@ export async function createServices({
 }: ServiceDependencies): Promise<Services> {
   const access = new AccessPolicy([clinicGrants]);
   const users = new UsersService(access);
+  const accessLog = new AccessLogService(
+    access,
+    (scope, clinicId) => assertClinicAccess(scope, clinicId, 'admin'),
+    (scope, ids) => users.loginNames(scope, ids),
+  );
+  orm.em.getEventManager().registerSubscriber(accessEventsInTransactions);
+  const sweepAccessLog = () =>
+    accessLog
+      .sweep({ em: orm.em.fork() }, config.accessLogRetentionDays)
+      .then((removed) => removed && logger.info({ removed }, 'removed access log entries past their retention'))
+      .catch((error: unknown) => logger.warn({ err: error }, 'sweeping the access log failed'));
+  const accessLogSweeper = setInterval(sweepAccessLog, ACCESS_LOG_SWEEP_INTERVAL_MS).unref();
   const accountsExist = (scope: Scope, ids: readonly string[]) => users.existing(scope, ids);
   const permissions = new PermissionsService(access, accountsExist);
   const contents = new ContentStore(orm, objectStore, logger, { uploadTimeoutMs: config.uploadTimeoutSeconds * 1000 });
@@ -182,6 +203,8 @@ export async function createServices({
 
   return {
     access,
+    accessLog,
+    accessSink: config.accessLogRecording ? accessSink(new GroupedEntryWriter(() => orm.em.fork())) : null,
     users,
     lifecycle,
     permissions,
@@ -208,6 +231,7 @@ export async function createServices({
     authenticator,
     sessions,
     close: async () => {
+      clearInterval(accessLogSweeper);
       revocations.close();
       await summaryUpdater.close();
       await events.close();

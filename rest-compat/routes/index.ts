@@ -10,6 +10,7 @@ import { permissionRoutes } from './permissions';
 import { sessionRoutes } from './sessions';
 import { userRoutes } from './users';
 import { tideRoutes } from './tide';
+import { accessLogRoutes } from './access-log';
 
 /** The legacy REST API: one row per Tidepool operation. */
 export const restRoutes: RestRoute[] = [
@@ -23,6 +24,7 @@ export const restRoutes: RestRoute[] = [
   ...clinicianRoutes,
   ...clinicPatientRoutes,
   ...tideRoutes,
+  ...accessLogRoutes,
 ];
 
 /** Downloads, which stream bytes GraphQL cannot carry. */

@@ -25,6 +25,7 @@ import {
   SUMMARY_TOPICS,
 } from '../domains/glucose/summary-updates.resolver';
 import { ClinicPatientDataSourcesResolver, ClinicTideResolver } from '../domains/clinics/tide/tide.resolver';
+import { ClinicAccessLogResolver, UserAccessLogResolver } from '../domains/access-log/access-log.resolver';
 import type { Services } from '../services';
 import { instanceIn, referenceKey, type EntityBinding } from './federation';
 import { livePubSub } from './live';
@@ -56,6 +57,8 @@ export function resolverBindings(services: Services): ResolverBinding[] {
     [ClinicPatientsResolver, new ClinicPatientsResolver(services.patients, services.patientInvites)],
     [ClinicPatientFieldsResolver, new ClinicPatientFieldsResolver(services.users, services.clinics)],
     [PatientsResolver, new PatientsResolver(services.patients, services.patientTags, services.patientInvites)],
+    [UserAccessLogResolver, new UserAccessLogResolver(services.accessLog)],
+    [ClinicAccessLogResolver, new ClinicAccessLogResolver(services.accessLog)],
   ];
 }
 

@@ -8,6 +8,7 @@ import type { GraphQLSchema } from 'graphql';
 import type { Logger } from '../infra/logger';
 import { boundedLabel, graphqlOperations } from '../infra/metrics';
 import type { Scope } from '../kernel/scope';
+import { recordAccess } from './access-trail';
 import { formatError, isUnexpected } from './errors';
 import { requestLimits } from './cost';
 import { limitRules, MAX_TOKENS } from './limits';
@@ -72,6 +73,8 @@ export function createApolloServer(schema: GraphQLSchema, logger: Logger): Apoll
       logUnexpectedErrors(logger),
       countOperations(),
       requestLimits(),
+      // After the limits: a refused operation is never looked into.
+      recordAccess(),
       ApolloServerPluginLandingPageDisabled(),
       ApolloServerPluginCacheControlDisabled(),
       // A subgraph would otherwise time every field for any caller sending a trace header.

@@ -20,7 +20,9 @@ import type { Orm } from '../infra/database/orm';
 import type { Logger } from '../infra/logger';
 import { isAppError } from '../kernel/errors';
 import { isAuthenticated, type Principal } from '../kernel/principal';
+import { AccessTrail, type AccessSink } from '../kernel/access-trail';
 import { LoaderRegistry, type Scope } from '../kernel/scope';
+import { rootFieldsOf } from './access-trail';
 import { CostCache, queryCost } from './cost';
 import { formatError, isUnexpected } from './errors';
 import { limitRules, MAX_QUERY_COST, MAX_TOKENS } from './limits';
@@ -44,6 +46,7 @@ export interface GraphqlWebSocketDependencies {
   authenticator: Authenticator;
   orm: Orm;
   logger: Logger;
+  accessSink: AccessSink | null;
 }
 
 export interface GraphqlWebSocket {
@@ -93,6 +96,7 @@ export function graphqlWebSocket({
   authenticator,
   orm,
   logger,
+  accessSink,
 }: GraphqlWebSocketDependencies): GraphqlWebSocket {
   const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
   const costs = new CostCache();
@@ -179,7 +183,9 @@ export function graphqlWebSocket({
           requestId: randomUUID(),
           remoteAddress: ctx.extra.request.socket.remoteAddress ?? 'unknown',
           logger,
+          accessTrail: new AccessTrail(accessSink),
         };
+        scope.accessTrail.operation = rootFieldsOf(document, payload.operationName);
         return {
           schema,
           document,
@@ -187,6 +193,11 @@ export function graphqlWebSocket({
           variableValues: payload.variables,
           contextValue: scope,
         };
+      },
+      // The subscription's access decision (the events follow from it) is logged once it is made.
+      onOperation: async (_ctx, _id, _payload, args) => {
+        const scope = args.contextValue as Scope;
+        await scope.accessTrail.flush(scope);
       },
       onComplete: (ctx) => {
         if (ctx.extra.connection) ctx.extra.connection.subscriptions -= 1;

@@ -3,6 +3,7 @@ import type { Authenticator } from '../auth/authenticator';
 import type { Orm } from '../infra/database/orm';
 import { requestScope, type Logger } from '../infra/logger';
 import { isAppError, type AppError } from '../kernel/errors';
+import { AccessTrail, servedScope, type AccessSink } from '../kernel/access-trail';
 import { ANONYMOUS } from '../kernel/principal';
 import { LoaderRegistry, type Scope } from '../kernel/scope';
 
@@ -17,6 +18,7 @@ export function authenticate(
   orm: Orm,
   logger: Logger,
   onError: (error: AppError, res: Response) => void,
+  accessSink: AccessSink | null,
   { lenient = false }: { lenient?: boolean | ((req: Request) => boolean) } = {},
 ) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
@@ -27,6 +29,7 @@ export function authenticate(
       requestId: requestScope.getStore()?.requestId ?? 'none',
       remoteAddress: req.ip ?? req.socket.remoteAddress ?? 'unknown',
       logger,
+      accessTrail: new AccessTrail(accessSink),
     };
     try {
       scope.principal = await authenticator.principal(req.headers);
@@ -35,6 +38,7 @@ export function authenticate(
       if (!(typeof lenient === 'function' ? lenient(req) : lenient)) return onError(error, res);
     }
     res.locals.scope = scope;
-    next();
+    // Transactions committing anywhere in the request carry its recorded access decisions.
+    servedScope.run(scope, next);
   };
 }

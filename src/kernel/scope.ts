@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
+import type { AccessTrail } from './access-trail';
 import type { Principal } from './principal';
 
 /**
@@ -14,6 +15,8 @@ export interface Scope {
   /** The caller's address (behind a trusted proxy: the forwarded one), for rate limits and lockouts. */
   remoteAddress: string;
   logger: Logger;
+  /** The access decisions on other accounts made for this request, for the access log. */
+  accessTrail: AccessTrail;
 }
 
 /** Lazily creates one loader per key per request, so batching spans the whole request. */

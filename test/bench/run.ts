@@ -9,6 +9,7 @@ import { glucoseScenarios } from './scenarios/glucose';
 import { sharingScenarios } from './scenarios/sharing';
 import { tokenScenarios } from './scenarios/tokens';
 import { tideScenarios } from './scenarios/tide';
+import { accessLogScenarios } from './scenarios/access-log';
 import { startBenchEnvironment, type BenchEnvironment } from './setup';
 
 /**
@@ -23,6 +24,7 @@ const SCENARIOS: Record<string, (env: BenchEnvironment) => Promise<Measurement[]
   glucose: glucoseScenarios,
   'clinic-patient-filters': clinicPatientFilterScenarios,
   tide: tideScenarios,
+  'access-log': accessLogScenarios,
 };
 
 /** BENCH_ONLY=accounts,s3-content runs some scenarios; BENCH_SECONDS sets each run's length. */

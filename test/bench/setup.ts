@@ -64,26 +64,7 @@ export async function startBenchEnvironment(
   const clientsFile = path.join(dataDir, 'clients.json');
   fs.writeFileSync(clientsFile, JSON.stringify({ dev1: BENCH_CLIENTS }));
   const store = { ...NO_S3, ...storeEnv };
-  // Measured as deployed: production mode, clients from a file, access logs on.
-  const app = await startChild(
-    path.join(dist, 'src/main.js'),
-    {
-      NODE_ENV: 'production',
-      LEGACY_REALM: 'dev1',
-      // Throughput is what is measured here, so the per-address token limit is off.
-      TOKEN_RATE_LIMIT: '0',
-      HOST: '127.0.0.1',
-      OIDC_CLIENTS_FILE: clientsFile,
-      DATABASE_URL: databaseUrl,
-      DATA_DIR: dataDir,
-      SERVER_SECRET,
-      SQL_STATEMENT_HEADER: 'true',
-      LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
-      ...store,
-    },
-    '/healthz',
-    serviceNodeFlags(),
-  );
+  const app = await startService({ databaseUrl, dataDir, clientsFile, store });
   const floor = await startChild(path.join(dist, 'test/bench/floor-server.js'), {
     ISLET_URL: publicUrl(app.url),
     DATABASE_URL: databaseUrl,
@@ -102,6 +83,42 @@ export async function startBenchEnvironment(
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The compiled service in a process of its own, as deployed: production mode, clients from a
+ * file, access logs on. `extraEnv` changes a setting (a second instance measured side by side).
+ */
+export async function startService(
+  {
+    databaseUrl,
+    dataDir,
+    clientsFile,
+    store,
+  }: { databaseUrl: string; dataDir: string; clientsFile: string; store: Record<string, string> },
+  extraEnv: Record<string, string> = {},
+): Promise<ChildServer> {
+  const dist = path.resolve(__dirname, '../..');
+  return startChild(
+    path.join(dist, 'src/main.js'),
+    {
+      NODE_ENV: 'production',
+      LEGACY_REALM: 'dev1',
+      // Throughput is what is measured here, so the per-address token limit is off.
+      TOKEN_RATE_LIMIT: '0',
+      HOST: '127.0.0.1',
+      OIDC_CLIENTS_FILE: clientsFile,
+      DATABASE_URL: databaseUrl,
+      DATA_DIR: dataDir,
+      SERVER_SECRET,
+      SQL_STATEMENT_HEADER: 'true',
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+      ...store,
+      ...extraEnv,
+    },
+    '/healthz',
+    serviceNodeFlags(),
+  );
 }
 
 /** The service names itself by "localhost"; its issuers use that name. */

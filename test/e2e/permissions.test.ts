@@ -388,7 +388,8 @@ describe('GraphQL sharing', () => {
     const ten = await statements(10);
     const hundred = await statements(100);
     expect(hundred).toBe(ten);
-    expect(hundred).toBeLessThanOrEqual(5);
+    // One of them is the access log's insert of the server's reads, one for all the users.
+    expect(hundred).toBeLessThanOrEqual(6);
   });
 
   it('answers the dashboard query (sharedBy → user → blobs with totalCount) in SQL statements that do not grow with the page', async () => {
@@ -411,6 +412,7 @@ describe('GraphQL sharing', () => {
     const five = await statements(5);
     const fifty = await statements(50);
     expect(fifty).toBe(five);
-    expect(fifty).toBeLessThanOrEqual(8);
+    // One of them is the access log's insert of the custodian's reads, one for the whole page.
+    expect(fifty).toBeLessThanOrEqual(9);
   });
 });

@@ -224,7 +224,7 @@ export class BlobsService {
     if (!isAuthenticated(scope.principal)) throw unauthenticated();
     const blob = await blobLoader(scope).load(id);
     if (!blob) throw notFound(`Blob ${id} does not exist`);
-    await this.access.assertAllowed(scope, blob.userId, requirement);
+    await this.access.assertAllowed(scope, { userId: blob.userId, objectIds: [id] }, requirement);
     return blob;
   }
 }

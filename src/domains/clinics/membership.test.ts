@@ -1,3 +1,4 @@
+import { AccessTrail } from '../../kernel/access-trail';
 import { LoaderRegistry, type Scope } from '../../kernel/scope';
 import { AccessPolicy } from '../permissions/access-policy';
 import { clinicGrants } from './membership';
@@ -12,14 +13,15 @@ function scopeWith(callerId: string, patients: Record<string, string[][]>) {
     statements.push(sql);
     if (!sql.includes('clinic_patients')) return [];
     const [, ...targets] = params as string[];
-    return targets
-      .filter((id) => patients[id])
-      .map((id) => ({ user_id: id, permissions: [...new Set(patients[id].flat())] }));
+    return targets.flatMap((id) =>
+      (patients[id] ?? []).map((permissions, clinic) => ({ user_id: id, clinic_id: `clinic${clinic}`, permissions })),
+    );
   };
   const scope = {
     principal: { userId: callerId, isServer: false, realm: 'dev1', clientId: 'test', scopes: [] },
     em: { getConnection: () => ({ execute }) },
     loaders: new LoaderRegistry(),
+    accessTrail: new AccessTrail(null),
   } as unknown as Scope;
   return { scope, statements };
 }
@@ -28,9 +30,12 @@ describe('clinic grants', () => {
   it('give a clinician what each patient granted its clinics, for many patients in one query', async () => {
     const { scope, statements } = scopeWith('clinician', { p1: [['view']], p2: [['view'], ['upload', 'note']] });
     expect(await clinicGrants(scope, 'clinician', ['p1', 'p2', 'p3'])).toEqual([
-      ['view'],
-      ['view', 'upload', 'note'],
-      null,
+      [{ permissions: ['view'], clinicId: 'clinic0' }],
+      [
+        { permissions: ['view'], clinicId: 'clinic0' },
+        { permissions: ['upload', 'note'], clinicId: 'clinic1' },
+      ],
+      [],
     ]);
     expect(statements.filter((sql) => sql.includes('clinic_patients'))).toHaveLength(1);
   });

@@ -1,8 +1,10 @@
+import type { AccessOutcome } from '../../kernel/access-trail';
 import { AppError, forbidden, unauthenticated } from '../../kernel/errors';
 import { Loader } from '../../kernel/loader';
 import { isAuthenticated } from '../../kernel/principal';
 import type { Scope } from '../../kernel/scope';
 import { placeholders } from '../../kernel/sql';
+import type { Grant } from '../permissions/access-policy';
 import type { Permission } from '../permissions/permission.model';
 import type { ClinicianRole } from './clinician.entity';
 
@@ -60,34 +62,67 @@ export async function assertClinicAccess(
 }
 
 /**
- * Permissions reaching a clinician through its clinics: every clinician of a clinic, whatever
- * its role, holds exactly what each patient granted that clinic. A grant source of the access
- * policy, so every domain sees clinic access the way it sees a direct grant.
+ * Puts on the access log that the caller read (or was refused) the clinic's records of these
+ * patients (a patient record, a list page, the TIDE report), through the clinic. A patient
+ * reading its own record is not logged.
  */
-export async function clinicGrants(
+export function recordPatientAccess(
   scope: Scope,
-  callerId: string,
-  targets: readonly string[],
-): Promise<(Permission[] | null)[]> {
+  clinicId: string,
+  patientIds: readonly string[],
+  outcome: AccessOutcome = 'ALLOWED',
+): void {
+  if (!isAuthenticated(scope.principal)) return;
+  for (const subjectId of patientIds) {
+    if (subjectId !== scope.principal.userId) scope.accessTrail.record({ subjectId, outcome, objectIds: [], clinicId });
+  }
+}
+
+/** assertClinicAccess for reading a patient's record: a refusal is logged on the patient's trail. */
+export async function assertPatientAccess(
+  scope: Scope,
+  clinicId: string,
+  patientId: string,
+  access: ClinicAccess,
+): Promise<void> {
+  try {
+    await assertClinicAccess(scope, clinicId, access);
+  } catch (error) {
+    recordPatientAccess(scope, clinicId, [patientId], 'REFUSED');
+    throw error;
+  }
+  recordPatientAccess(scope, clinicId, [patientId]);
+}
+
+/**
+ * Permissions reaching a clinician through its clinics: every clinician of a clinic, whatever
+ * its role, holds exactly what each patient granted that clinic, one grant per clinic (so the
+ * access log can name the clinic). A grant source of the access policy, so every domain sees
+ * clinic access the way it sees a direct grant.
+ */
+export async function clinicGrants(scope: Scope, callerId: string, targets: readonly string[]): Promise<Grant[][]> {
   return clinicGrantsLoader(scope, callerId).loadMany(targets);
 }
 
-function clinicGrantsLoader(scope: Scope, callerId: string): Loader<string, Permission[] | null> {
+function clinicGrantsLoader(scope: Scope, callerId: string): Loader<string, Grant[]> {
   return scope.loaders.get(
     `clinics.grants:${callerId}`,
     () =>
       new Loader(async (patientIds) => {
-        const rows = await scope.em.getConnection().execute<{ user_id: string; permissions: Permission[] }[]>(
-          `select p.user_id, array_agg(distinct permission) as permissions
-             from clinic_patients p
-             join clinicians c on c.clinic_id = p.clinic_id and c.user_id = ?
-             cross join unnest(p.permissions) as permission
-            where p.user_id in (${placeholders(patientIds.length)})
-            group by p.user_id`,
-          [callerId, ...patientIds],
-        );
-        const byPatient = new Map(rows.map((row) => [row.user_id, row.permissions]));
-        return patientIds.map((id) => byPatient.get(id) ?? null);
+        const rows = await scope.em
+          .getConnection()
+          .execute<{ user_id: string; clinic_id: string; permissions: Permission[] }[]>(
+            `select p.user_id, p.clinic_id, p.permissions
+               from clinic_patients p
+               join clinicians c on c.clinic_id = p.clinic_id and c.user_id = ?
+              where p.user_id in (${placeholders(patientIds.length)}) and cardinality(p.permissions) > 0
+              order by p.user_id, p.clinic_id`,
+            [callerId, ...patientIds],
+          );
+        const byPatient = new Map(patientIds.map((id) => [id, [] as Grant[]]));
+        for (const row of rows)
+          byPatient.get(row.user_id)?.push({ permissions: row.permissions, clinicId: row.clinic_id });
+        return patientIds.map((id) => byPatient.get(id)!);
       }),
   );
 }

@@ -7,7 +7,7 @@ import type { AccessPolicy } from '../permissions/access-policy';
 import type { Permission } from '../permissions/permission.model';
 import type { PatientReview } from './clinic-patient.entity';
 import type { ClinicsService } from './clinics.service';
-import { assertClinicAccess } from './membership';
+import { assertClinicAccess, assertPatientAccess, recordPatientAccess } from './membership';
 import type { PatientAccounts } from './patient-accounts';
 import {
   assertClinicPermissions,
@@ -118,7 +118,7 @@ export class PatientsService {
   async get(scope: Scope, clinicId: string, userId: string): Promise<PatientRow> {
     await this.clinics.find(scope, clinicId);
     assertUserId(userId, 'patientId');
-    await assertClinicAccess(scope, clinicId, 'read');
+    await assertPatientAccess(scope, clinicId, userId, 'read');
     return this.existing(scope, clinicId, userId);
   }
 
@@ -248,6 +248,11 @@ export class PatientsService {
     const list = patientListName(clinicId, checked, order);
     const args = pageArgs(list, first, after, isPatientKey(order));
     const rows = await patientPage(scope, clinicId, checked, order, args);
+    recordPatientAccess(
+      scope,
+      clinicId,
+      rows.map((row) => row.userId),
+    );
     return { page: pageOf(list, args, rows, patientKey(order)), count: () => countPatients(scope, clinicId, checked) };
   }
 

@@ -132,14 +132,16 @@ export class DeviceLogsService {
   /** A log's metadata: 404 when unknown, 403 when the caller has no grant on its owner. */
   async get(scope: Scope, id: string): Promise<DeviceLogRecord> {
     const log = await this.find(scope, id);
-    await this.access.assertAllowed(scope, log.userId, MAY_READ);
+    await this.access.assertAllowed(scope, { userId: log.userId, objectIds: [id] }, MAY_READ);
     return log;
   }
 
   /** A log's bytes; to a caller without a grant it does not exist (Tidepool hides it with 404). */
   async openContent(scope: Scope, id: string): Promise<{ log: DeviceLogRecord; stream: Readable }> {
     const log = await this.find(scope, id);
-    await this.access.assertAllowed(scope, log.userId, MAY_READ, () => notFound(`Device log ${id} does not exist`));
+    await this.access.assertAllowed(scope, { userId: log.userId, objectIds: [id] }, MAY_READ, () =>
+      notFound(`Device log ${id} does not exist`),
+    );
     return { log, stream: await this.contents.open(log.objectKey) };
   }
 

@@ -92,7 +92,7 @@ export class GlucoseService {
   /** A dataset its owner's readers may see; FORBIDDEN for others, NOT_FOUND when there is none. */
   async dataset(scope: Scope, id: string): Promise<DatasetRecord> {
     const dataset = await this.existing(scope, id);
-    await this.access.assertAllowed(scope, dataset.userId, MAY_READ);
+    await this.access.assertAllowed(scope, { userId: dataset.userId, objectIds: [dataset.id] }, MAY_READ);
     return dataset;
   }
 
@@ -102,7 +102,7 @@ export class GlucoseService {
    */
   async addData(scope: Scope, datasetId: string, content: IncomingContent): Promise<number> {
     const dataset = await this.existing(scope, datasetId);
-    await this.access.assertAllowed(scope, dataset.userId, MAY_UPLOAD);
+    await this.access.assertAllowed(scope, { userId: dataset.userId, objectIds: [dataset.id] }, MAY_UPLOAD);
     if (dataset.state === 'closed') throw closed();
     const records = await readRecords(content);
     const mode = DEDUPLICATORS[dataset.deduplicator as keyof typeof DEDUPLICATORS];
@@ -133,7 +133,7 @@ export class GlucoseService {
    */
   async closeDataset(scope: Scope, datasetId: string): Promise<DatasetRecord> {
     const dataset = await this.existing(scope, datasetId);
-    await this.access.assertAllowed(scope, dataset.userId, MAY_UPLOAD);
+    await this.access.assertAllowed(scope, { userId: dataset.userId, objectIds: [dataset.id] }, MAY_UPLOAD);
     if (dataset.dataSetType === 'continuous' && !scope.principal.isServer)
       throw forbidden('Only a server closes a continuous dataset');
     const result = await scope.em.transactional(async (tx) => {
@@ -166,7 +166,11 @@ export class GlucoseService {
   async deleteDataset(scope: Scope, datasetId: string): Promise<void> {
     const dataset = await this.existing(scope, datasetId);
     const opener = scope.principal.userId !== null && scope.principal.userId === dataset.createdUserId;
-    await this.access.assertAllowed(scope, dataset.userId, opener ? MAY_UPLOAD : ['custodian']);
+    await this.access.assertAllowed(
+      scope,
+      { userId: dataset.userId, objectIds: [dataset.id] },
+      opener ? MAY_UPLOAD : ['custodian'],
+    );
     await scope.em.transactional(async (tx) => {
       const locked = await this.locked(tx, datasetId);
       if (locked.dataSetType === 'continuous' || locked.state === 'closed')

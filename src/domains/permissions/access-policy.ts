@@ -1,24 +1,30 @@
 import { AppError, forbidden, unauthenticated } from '../../kernel/errors';
+import type { AccessTarget } from '../../kernel/access-trail';
 import { isAuthenticated } from '../../kernel/principal';
 import type { Scope } from '../../kernel/scope';
 import type { Permission } from './permission.model';
 import { callerGrants } from './permissions.loaders';
 
+/** Permissions held on an account, and the clinic they reach the caller through (null: granted to it directly). */
+export interface Grant {
+  permissions: readonly Permission[];
+  clinicId: string | null;
+}
+
 /**
  * Where a caller's permissions on other accounts come from: direct grants (this domain) and,
  * registered at composition, grants reaching the caller through something it belongs to (a
- * clinic's patients). Each answers for a batch of targets, null where it grants nothing.
+ * clinic's patients). Each answers for a batch of targets, an empty list where it grants nothing.
  */
-export type GrantSource = (
-  scope: Scope,
-  callerId: string,
-  targets: readonly string[],
-) => Promise<(readonly Permission[] | null)[]>;
+export type GrantSource = (scope: Scope, callerId: string, targets: readonly string[]) => Promise<(readonly Grant[])[]>;
 
-const directGrants: GrantSource = (scope, callerId, targets) => callerGrants(scope, callerId).loadMany(targets);
+const directGrants: GrantSource = async (scope, callerId, targets) =>
+  (await callerGrants(scope, callerId).loadMany(targets)).map((permissions) =>
+    permissions ? [{ permissions, clinicId: null }] : [],
+  );
 
-function union(sets: (readonly Permission[] | null)[]): Permission[] | null {
-  const held = sets.filter((set): set is readonly Permission[] => set !== null).flat();
+function union(grants: readonly Grant[]): Permission[] | null {
+  const held = grants.flatMap((grant) => grant.permissions);
   return held.length ? [...new Set(held)] : null;
 }
 
@@ -36,7 +42,9 @@ function satisfies(held: readonly Permission[] | null, requirement: Requirement)
 /**
  * The one place that answers "may this caller act on these accounts". Owners and server
  * tokens always may; anyone else needs a grant meeting the requirement. Answers for a whole set
- * of accounts with one query, batched across the request.
+ * of accounts with one query, batched across the request. Every answer about someone else's
+ * account goes to the request's access trail (the access log): allowed or refused, and the
+ * clinic whose grant let the caller in.
  */
 export class AccessPolicy {
   private readonly sources: GrantSource[];
@@ -45,17 +53,40 @@ export class AccessPolicy {
     this.sources = [directGrants, ...indirect];
   }
 
-  async allowedTargets(scope: Scope, targets: readonly string[], requirement: Requirement): Promise<Set<string>> {
-    const { principal } = scope;
-    if (principal.isServer) return new Set(targets);
+  /** The targets the caller may act on; `objectIds` name what of them the operation touches, for the log. */
+  async allowedTargets(
+    scope: Scope,
+    targets: readonly string[],
+    requirement: Requirement,
+    objectIds: readonly string[] = [],
+  ): Promise<Set<string>> {
+    const { principal, accessTrail } = scope;
     const callerId = principal.userId;
-    if (callerId === null) return new Set();
     const others = [...new Set(targets.filter((target) => target !== callerId))];
+    const decided = (subjectId: string, grant: Grant | null) =>
+      accessTrail.record({
+        subjectId,
+        outcome: grant || principal.isServer ? 'ALLOWED' : 'REFUSED',
+        objectIds,
+        clinicId: grant?.clinicId ?? null,
+      });
+    if (principal.isServer) {
+      others.forEach((target) => decided(target, null));
+      return new Set(targets);
+    }
+    if (callerId === null) {
+      // A client acting for no account: refused, and recorded, since it is someone.
+      if (isAuthenticated(principal)) others.forEach((target) => decided(target, null));
+      return new Set();
+    }
     // A failed lookup rejects (Loader.loadMany): an outage answers 503, never a refusal.
-    const held = requirement === 'owner-only' ? [] : await this.heldOn(scope, callerId, others);
+    const held = requirement === 'owner-only' ? [] : await this.grantsOn(scope, callerId, others);
     const allowed = new Set(targets.filter((target) => target === callerId));
     others.forEach((target, index) => {
-      if (satisfies(held[index] ?? null, requirement)) allowed.add(target);
+      // Sources are asked direct grants first, so the log names a clinic only when it was the way in.
+      const grant = (held[index] ?? []).find((candidate) => satisfies(candidate.permissions, requirement)) ?? null;
+      if (grant) allowed.add(target);
+      decided(target, grant);
     });
     return allowed;
   }
@@ -65,25 +96,27 @@ export class AccessPolicy {
    * as Tidepool's `GET /access/{sharerId}/{userId}` merges them; null when nothing.
    */
   async heldBy(scope: Scope, holderId: string, target: string): Promise<Permission[] | null> {
-    const [held] = await this.heldOn(scope, holderId, [target]);
-    return held ?? null;
+    const [grants] = await this.grantsOn(scope, holderId, [target]);
+    return union(grants ?? []);
   }
 
-  /** What the caller holds on each target, from every source, in one batched query per source. */
-  private async heldOn(scope: Scope, callerId: string, targets: readonly string[]): Promise<(Permission[] | null)[]> {
+  /** The grants the caller holds on each target, from every source, in one batched query per source. */
+  private async grantsOn(scope: Scope, callerId: string, targets: readonly string[]): Promise<Grant[][]> {
     if (!targets.length) return [];
     const answers = await Promise.all(this.sources.map((source) => source(scope, callerId, targets)));
-    return targets.map((_, index) => union(answers.map((answer) => answer[index] ?? null)));
+    return targets.map((_, index) => answers.flatMap((answer) => answer[index] ?? []));
   }
 
-  async isAllowed(scope: Scope, target: string, requirement: Requirement): Promise<boolean> {
-    return (await this.allowedTargets(scope, [target], requirement)).has(target);
+  /** `target`: an account, or an account with the objects of it the operation touches. */
+  async isAllowed(scope: Scope, target: string | AccessTarget, requirement: Requirement): Promise<boolean> {
+    const { userId, objectIds } = typeof target === 'string' ? { userId: target, objectIds: [] } : target;
+    return (await this.allowedTargets(scope, [userId], requirement, objectIds)).has(userId);
   }
 
   /** Throws UNAUTHENTICATED for anonymous callers and `denial` (default FORBIDDEN) otherwise. */
   async assertAllowed(
     scope: Scope,
-    target: string,
+    target: string | AccessTarget,
     requirement: Requirement,
     denial: () => AppError = forbidden,
   ): Promise<void> {

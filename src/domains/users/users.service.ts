@@ -187,6 +187,19 @@ export class UsersService {
     return ids.map((id) => byId.get(id) ?? null);
   }
 
+  /**
+   * Login names (the username, else the first email address) of accounts by id, without access
+   * checks: for the access log, which shows them only where its own rule allows.
+   */
+  async loginNames(scope: Scope, ids: readonly string[]): Promise<Map<string, string>> {
+    const names = new Map<string, string>();
+    for (const user of await userLoader(scope).loadMany(ids)) {
+      const name = user && (user.username ?? user.emails[0]);
+      if (name) names.set(user.id, name);
+    }
+    return names;
+  }
+
   /** Which of `ids` are accounts. */
   async existing(scope: Scope, ids: readonly string[]): Promise<Set<string>> {
     const users = await userLoader(scope).loadMany(ids);

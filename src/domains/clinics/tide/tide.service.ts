@@ -5,7 +5,7 @@ import { arrayLiteral } from '../../../kernel/sql';
 import type { Scope } from '../../../kernel/scope';
 import { assertUserId } from '../../../kernel/validation';
 import type { ClinicsService } from '../clinics.service';
-import { assertClinicAccess } from '../membership';
+import { assertClinicAccess, recordPatientAccess } from '../membership';
 import { execute } from '../patient-sql';
 import type { TideCategoryKey } from './categories';
 import { parseDataSources, type PatientDataSource } from './data-sources';
@@ -40,8 +40,13 @@ export class TideService {
     const { categories, noData } = await tideRows(scope, clinicId, parameters);
     // The entries link to their patients, whose data sources are then known without a query.
     const loader = dataSourcesLoader(scope);
-    for (const row of [...categories.flatMap((category) => category.rows), ...(noData ?? [])])
-      loader.prime(patientKey(row.patient.clinicId, row.patient.userId), row.dataSources);
+    const rows = [...categories.flatMap((category) => category.rows), ...(noData ?? [])];
+    for (const row of rows) loader.prime(patientKey(row.patient.clinicId, row.patient.userId), row.dataSources);
+    recordPatientAccess(
+      scope,
+      clinicId,
+      rows.map((row) => row.patient.userId),
+    );
     return { clinicId, parameters, categories, noData };
   }
 

@@ -134,11 +134,14 @@ export class PatientsService {
       mrn: checked.mrn,
       tags: checked.tags && arrayLiteral(checked.tags),
     }).filter(([, value]) => value !== undefined);
-    await execute(
-      scope.em,
-      `update clinic_patients set ${columns.map(([column]) => `${column} = ?${column === 'tags' ? '::text[]' : ''}`).join(', ')}${columns.length ? ', ' : ''}updated_time = ?
+    // Changes run in a transaction, even of one statement: it carries the request's access-log entries.
+    await scope.em.transactional((tx) =>
+      execute(
+        tx,
+        `update clinic_patients set ${columns.map(([column]) => `${column} = ?${column === 'tags' ? '::text[]' : ''}`).join(', ')}${columns.length ? ', ' : ''}updated_time = ?
         where clinic_id = ? and user_id = ?`,
-      [...columns.map(([, value]) => value), new Date(), clinicId, userId],
+        [...columns.map(([, value]) => value), new Date(), clinicId, userId],
+      ),
     );
     return this.reread(scope, clinicId, userId);
   }
@@ -172,10 +175,12 @@ export class PatientsService {
       return null;
     }
     const checked = assertClinicPermissions(permissions, patient.permissions);
-    await execute(
-      scope.em,
-      'update clinic_patients set permissions = ?::text[], updated_time = ? where clinic_id = ? and user_id = ?',
-      [arrayLiteral(checked), new Date(), clinicId, userId],
+    await scope.em.transactional((tx) =>
+      execute(
+        tx,
+        'update clinic_patients set permissions = ?::text[], updated_time = ? where clinic_id = ? and user_id = ?',
+        [arrayLiteral(checked), new Date(), clinicId, userId],
+      ),
     );
     return this.reread(scope, clinicId, userId);
   }
@@ -291,7 +296,9 @@ export class PatientsService {
   }
 
   private async delete(scope: Scope, clinicId: string, userId: string): Promise<void> {
-    await execute(scope.em, 'delete from clinic_patients where clinic_id = ? and user_id = ?', [clinicId, userId]);
+    await scope.em.transactional((tx) =>
+      execute(tx, 'delete from clinic_patients where clinic_id = ? and user_id = ?', [clinicId, userId]),
+    );
     forgetPatient(scope, clinicId, userId);
   }
 

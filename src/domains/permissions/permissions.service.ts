@@ -107,7 +107,8 @@ export class PermissionsService {
     const existing = await this.accountsExist(scope, [sharerId, userId]);
     if (!existing.has(sharerId)) throw notFound(`User ${sharerId} not found`);
     if (!existing.has(userId)) throw notFound(`User ${userId} not found`);
-    await this.write(scope.em, sharerId, userId, permissions);
+    // In a transaction of its own, which carries the request's access-log entries with it.
+    await scope.em.transactional((tx) => this.write(tx, sharerId, userId, permissions));
     return permissions;
   }
 

@@ -139,12 +139,11 @@ export class CgmPeriod {
   glycemiaRiskZone!: GlycemiaRiskZoneValue | null;
 
   static from(period: ExportedPeriod): CgmPeriod {
-    return fill(new CgmPeriod(), period, CGM_PERIOD_FIELDS);
+    return asPeriod<CgmPeriod>(period);
   }
 }
 export const CGM_FIELDS = withDeltas(STAT_NAMES);
 statisticFields(CgmPeriod.prototype, CGM_FIELDS);
-const CGM_PERIOD_FIELDS = [...CGM_FIELDS, 'glycemiaRiskIndex', 'glycemiaRiskZone'];
 
 @ObjectType({
   simpleResolvers: true,
@@ -153,18 +152,19 @@ const CGM_PERIOD_FIELDS = [...CGM_FIELDS, 'glycemiaRiskIndex', 'glycemiaRiskZone
 })
 export class BgmPeriod {
   static from(period: ExportedPeriod): BgmPeriod {
-    return fill(new BgmPeriod(), period, BGM_FIELDS);
+    return asPeriod<BgmPeriod>(period);
   }
 }
 export const BGM_FIELDS = withDeltas(BGM_STAT_NAMES);
 statisticFields(BgmPeriod.prototype, BGM_FIELDS);
 
-/** `target` with each of `names` from `period`, null where the clinic copy leaves it out. */
-function fill<T extends object>(target: T, period: ExportedPeriod, names: readonly string[]): T {
-  const values = period as Record<string, unknown>;
-  const filled = target as Record<string, unknown>;
-  for (const name of names) filled[name] = values[name] ?? null;
-  return target;
+/**
+ * The exported period itself as the GraphQL object: GraphQL reads only the fields asked for, and a
+ * statistic the clinic copy leaves out reads as null. A page of 50 patients has 200 periods, and
+ * copying each one's 150 values into an object of its own was a good part of the page's garbage.
+ */
+function asPeriod<T>(period: ExportedPeriod): T {
+  return period as unknown as T;
 }
 
 @ObjectType({ simpleResolvers: true, description: 'When a summary’s data begins and ends, and when it was computed.' })

@@ -20,11 +20,12 @@ export function summaryFields(offsetVariable?: string): string {
       ? `period @skip(if: $${offsetVariable}) { ${fields.join(' ')} }
          offsetPeriod: previousPeriod @include(if: $${offsetVariable}) { ${fields.join(' ')} }`
       : `period { ${fields.join(' ')} }`;
-  return PERIOD_KEYS.map(
-    (key) =>
-      `${alias(key)}: glucoseSummary(period: ${SUMMARY_PERIOD.value(key, 'period')}) {
-         cgm { ${DATES} ${periods(CGM_FIELDS)} } bgm { ${DATES} ${periods(BGM_FIELDS)} } }`,
-  ).join(' ');
+  // Every period of a kind comes from one stored summary with one set of dates: asked once, of the first.
+  return PERIOD_KEYS.map((key, index) => {
+    const dates = index === 0 ? DATES : '';
+    return `${alias(key)}: glucoseSummary(period: ${SUMMARY_PERIOD.value(key, 'period')}) {
+         cgm { ${dates} ${periods(CGM_FIELDS)} } bgm { ${dates} ${periods(BGM_FIELDS)} } }`;
+  }).join(' ');
 }
 
 export const SUMMARY_FIELDS = summaryFields();
@@ -37,7 +38,8 @@ const CONFIG = {
   veryLowGlucoseThreshold: THRESHOLDS_MMOL.veryLow,
 };
 
-type Side = { dates: Record<string, unknown> } & Record<'period' | 'offsetPeriod', Record<string, unknown>>;
+/** A kind's summary for one period; `dates` only in the first period's (summaryFields asks them once). */
+type Side = { dates?: Record<string, unknown> } & Record<'period' | 'offsetPeriod', Record<string, unknown>>;
 type Summary = { cgm: Side | null; bgm: Side | null } | null;
 
 /** The entries of `values` that are not null (the statistics the clinic copy keeps). */
@@ -59,13 +61,16 @@ const FLAGS = new Map(
 /** Tidepool's clinic copy keeps CGM deviation and variation as plain numbers, 0 when unset. */
 const PLAIN_CGM = ['standardDeviation', 'coefficientOfVariation'].flatMap((name) => [name, `${name}Delta`]);
 
+/** One pass over a period: the values it has, and each flag beside its statistic. */
 function legacyPeriod(period: Record<string, unknown>, kind: 'cgm' | 'bgm'): Record<string, unknown> {
-  const legacy = present(period);
-  if (kind === 'cgm') for (const name of PLAIN_CGM) legacy[name] = period[name] ?? 0;
+  const legacy: Record<string, unknown> = {};
   for (const name in period) {
+    const value = period[name];
+    if (value !== null) legacy[name] = value;
     const flag = FLAGS.get(name);
-    if (flag) legacy[flag] = period[name] !== null && period[name] !== 0;
+    if (flag) legacy[flag] = value !== null && value !== 0;
   }
+  if (kind === 'cgm') for (const name of PLAIN_CGM) legacy[name] = period[name] ?? 0;
   return legacy;
 }
 
@@ -88,8 +93,8 @@ export function legacySummary(
 ): Record<string, unknown> | undefined {
   const stats = (kind: 'cgm' | 'bgm') => {
     const sides = PERIOD_KEYS.map((key) => [key, (patient[alias(key)] as Summary)?.[kind] ?? null] as const);
-    const first = sides.find(([, side]) => side)?.[1];
-    if (!first) return undefined;
+    const first = sides[0]![1];
+    if (!first?.dates) return undefined;
     const periods = Object.fromEntries(
       sides
         .filter(([, side]) => side)

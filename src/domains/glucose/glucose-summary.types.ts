@@ -203,8 +203,9 @@ export class CgmSummary {
   @Field(() => CgmPeriod, { description: 'The period asked for, ending at the hour of the newest reading.' })
   period!: CgmPeriod;
 
-  @Field(() => CgmPeriod, { description: 'The period of the same length just before it.' })
-  previousPeriod!: CgmPeriod;
+  // Not simple: it is read when asked for, so it resolves to a promise (which only a resolver may return).
+  @Field(() => CgmPeriod, { simple: false, description: 'The period of the same length just before it.' })
+  previousPeriod!: Promise<CgmPeriod>;
 }
 
 @ObjectType({
@@ -218,8 +219,9 @@ export class BgmSummary {
   @Field(() => BgmPeriod, { description: 'The period asked for, ending at the hour of the newest reading.' })
   period!: BgmPeriod;
 
-  @Field(() => BgmPeriod, { description: 'The period of the same length just before it.' })
-  previousPeriod!: BgmPeriod;
+  // Not simple: it is read when asked for, so it resolves to a promise (which only a resolver may return).
+  @Field(() => BgmPeriod, { simple: false, description: 'The period of the same length just before it.' })
+  previousPeriod!: Promise<BgmPeriod>;
 }
 
 @ObjectType({
@@ -239,11 +241,10 @@ export class GlucoseSummary {
       if (!summary) return null;
       const dates = Object.assign(new SummaryDates(), summary.dates);
       const made = Object.assign(make() as object, { dates, period: period(summary.period) });
-      // Built only when asked for: a patient list shows current periods only.
-      let previous: object | undefined;
+      // Read only when asked for: a patient list shows current periods only.
       Object.defineProperty(made, 'previousPeriod', {
         enumerable: true,
-        get: () => (previous ??= period(summary.previous)),
+        get: () => summary.previous.then(period),
       });
       return made as T;
     };

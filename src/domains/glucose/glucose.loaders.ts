@@ -227,7 +227,9 @@ export function readingCounts(scope: Scope, filter: ReadingFilter): Loader<strin
   });
 }
 
-/** A stored summary row: its dates and periods. */
+type StoredPeriods = SummaryPeriods['periods'];
+
+/** A stored summary row: its dates and current periods (the previous ones: previousPeriodsLoader). */
 export interface StoredSummary {
   kind: 'cgm' | 'bgm';
   lastData: Date | null;
@@ -235,15 +237,20 @@ export interface StoredSummary {
   lastUploadDate: Date | null;
   lastUpdatedDate: Date | null;
   outdatedSince: Date | null;
-  periods: SummaryPeriods | null;
+  periods: StoredPeriods | null;
 }
 
-/** The CGM and BGM summaries of many users, in one SELECT for the request. */
+/**
+ * The CGM and BGM summaries of many users, in one SELECT for the request: the current periods
+ * only, half of a stored summary, since most views (a page of patients) show no other.
+ */
 export function summaryLoader(scope: Scope): Loader<string, StoredSummary[]> {
   return scope.loaders.get('glucose.summaries', () => {
     return new Loader<string, StoredSummary[]>(async (userIds) => {
       const rows = await scope.em.execute<Record<string, unknown>[]>(
-        `select * from glucose_summaries where user_id in (${placeholders(userIds.length)})`,
+        `select user_id, kind, last_data, first_data, last_upload_date, last_updated_date, outdated_since,
+                periods->'periods' as periods
+           from glucose_summaries where user_id in (${placeholders(userIds.length)})`,
         [...userIds],
       );
       const byUser = new Map<string, StoredSummary[]>(userIds.map((id) => [id, []]));
@@ -255,9 +262,25 @@ export function summaryLoader(scope: Scope): Loader<string, StoredSummary[]> {
           lastUploadDate: rowDate(row.last_upload_date),
           lastUpdatedDate: rowDate(row.last_updated_date),
           outdatedSince: rowDate(row.outdated_since),
-          periods: row.periods as SummaryPeriods | null,
+          periods: row.periods as StoredPeriods | null,
         });
       return userIds.map((id) => byUser.get(id) ?? []);
+    });
+  });
+}
+
+/** Each user's previous periods by kind, read in one SELECT for the request when a view asks for them. */
+export function previousPeriodsLoader(scope: Scope): Loader<string, Partial<Record<'cgm' | 'bgm', StoredPeriods>>> {
+  return scope.loaders.get('glucose.previousPeriods', () => {
+    return new Loader<string, Partial<Record<'cgm' | 'bgm', StoredPeriods>>>(async (userIds) => {
+      const rows = await scope.em.execute<{ user_id: string; kind: 'cgm' | 'bgm'; previous: StoredPeriods | null }[]>(
+        `select user_id, kind, periods->'offsetPeriods' as previous
+           from glucose_summaries where user_id in (${placeholders(userIds.length)})`,
+        [...userIds],
+      );
+      const byUser = new Map<string, Partial<Record<'cgm' | 'bgm', StoredPeriods>>>(userIds.map((id) => [id, {}]));
+      for (const row of rows) if (row.previous) byUser.get(row.user_id)![row.kind] = row.previous;
+      return userIds.map((id) => byUser.get(id)!);
     });
   });
 }

@@ -20,6 +20,7 @@ import {
   readingCounts,
   readingPages,
   summaryLoader,
+  previousPeriodsLoader,
   type ReadingFilter,
   type StoredReading,
   type StoredSummary,
@@ -254,14 +255,17 @@ export class GlucoseService {
     return (await summaryLoader(scope).load(userId))
       .filter((summary) => summary.periods && summary.lastData)
       .map(({ kind, periods, ...dates }) => {
-        let previous: ExportedPeriod | undefined;
+        let previous: Promise<ExportedPeriod> | undefined;
         return {
           kind,
           dates: { ...dates, lastData: dates.lastData! },
-          period: exportPeriod(periods!.periods[period], days, kind),
-          // Exported only when read: most views show the current period alone.
+          period: exportPeriod(periods![period], days, kind),
+          // Read and exported only when asked for: most views show the current period alone. (A
+          // summary updated between the two reads shows its newer previous period.)
           get previous() {
-            return (previous ??= exportPeriod(periods!.offsetPeriods[period], days, kind));
+            return (previous ??= previousPeriodsLoader(scope)
+              .load(userId)
+              .then((byKind) => exportPeriod(byKind[kind]![period], days, kind)));
           },
         };
       });
@@ -335,7 +339,7 @@ export interface PeriodSummary {
   kind: SummaryKind;
   dates: Omit<StoredSummary, 'kind' | 'periods'> & { lastData: Date };
   period: ExportedPeriod;
-  previous: ExportedPeriod;
+  previous: Promise<ExportedPeriod>;
 }
 
 export interface Paging {

@@ -6,7 +6,7 @@ import {
   type ExecutionResult,
   type GraphQLSchema,
 } from 'graphql';
-import { compileQuery, isCompiledQuery } from 'graphql-jit';
+import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { Scope } from '../kernel/scope';
 
 /** Runs one fixed GraphQL operation for a request's scope with the given variables. */
@@ -27,12 +27,19 @@ export function prepareOperation(schema: GraphQLSchema, document: DocumentNode):
   const interpreted: Operation = async (scope, variableValues) =>
     execute({ schema, document, contextValue: scope, variableValues });
   if (operation.operation !== 'query') return interpreted;
-  const compiled = compileQuery(schema, document);
-  if (!isCompiledQuery(compiled))
-    throw new Error(`graphql-jit could not compile a query: ${compiled.errors?.[0]?.message ?? 'unknown error'}`);
+  // Compiled on first use: a service that never serves a route keeps no code for it (the
+  // patient-list queries compile to large functions).
+  let compiled: CompiledQuery | undefined;
+  const compile = () => {
+    const result = compileQuery(schema, document);
+    if (!isCompiledQuery(result))
+      throw new Error(`graphql-jit could not compile a query: ${result.errors?.[0]?.message ?? 'unknown error'}`);
+    return result;
+  };
   return async (scope, variables) => {
     const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables);
     if (coerced.errors) return { errors: coerced.errors };
+    compiled ??= compile();
     return compiled.query(undefined, scope, variables);
   };
 }

@@ -7,6 +7,7 @@ import { rowDate } from '../../kernel/sql';
 import { assertUserId } from '../../kernel/validation';
 import type { AccessPolicy } from '../permissions/access-policy';
 import { mayNameAccessor } from './access-log.rules';
+import type { EntryRow } from './access-log.writer';
 
 /** An access log entry as a reader sees it: ids, and the accessor's login name where the reader may see it. */
 export interface AccessLogEntry {
@@ -42,19 +43,8 @@ export type ClinicAdminCheck = (scope: Scope, clinicId: string) => Promise<void>
 /** Login names of accounts by id, without access checks (names are shown only as mayNameAccessor allows). */
 export type AccountNames = (scope: Scope, userIds: readonly string[]) => Promise<Map<string, string>>;
 
-interface EntryRow {
-  id: string | number;
-  at: Date | string;
-  subject_id: string;
-  actor_user_id: string | null;
-  actor_is_server: boolean;
-  client_id: string | null;
-  clinic_id: string | null;
-  operation: string;
-  object_ids: string[];
-  outcome: AccessOutcome;
-  request_id: string;
-}
+/** An access_log row as read: as written, with its id and time. */
+type StoredEntryRow = EntryRow & { id: string | number; at: Date | string };
 
 /** Cursors hold the entry id, the list's one sort key (ids only grow, so newest first is id descending). */
 const isEntryKey = (key: SortKey) => key.length === 1 && typeof key[0] === 'number' && Number.isSafeInteger(key[0]);
@@ -118,7 +108,7 @@ export class AccessLogService {
         order by id desc limit ${args.first + 1}`,
       [...params, ...(args.after ?? [])],
     );
-    const entries = await this.named(scope, rows as unknown as EntryRow[]);
+    const entries = await this.named(scope, rows as unknown as StoredEntryRow[]);
     return {
       page: pageOf(list, args, entries, (entry) => [Number(entry.id)]),
       count: async () => {
@@ -133,7 +123,7 @@ export class AccessLogService {
   }
 
   /** Entries with the accessor's login name where the reader may see it: one name query per page. */
-  private async named(scope: Scope, rows: EntryRow[]): Promise<AccessLogEntry[]> {
+  private async named(scope: Scope, rows: StoredEntryRow[]): Promise<AccessLogEntry[]> {
     const nameable = rows.filter((row) => row.actor_user_id && mayNameAccessor(scope.principal, row.outcome));
     const names = nameable.length
       ? await this.accountNames(scope, [...new Set(nameable.map((row) => row.actor_user_id!))])
@@ -148,7 +138,7 @@ export class AccessLogService {
       clientId: row.client_id,
       clinicId: row.clinic_id,
       operation: row.operation,
-      objectIds: row.object_ids,
+      objectIds: [...row.object_ids],
       outcome: row.outcome,
       requestId: row.request_id,
     }));

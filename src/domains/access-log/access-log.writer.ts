@@ -1,9 +1,10 @@
 import type { EventSubscriber, TransactionEventArgs } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeBound } from '../../infra/database/orm';
-import { servedScope, type AccessSink } from '../../kernel/access-trail';
+import { servedScope, type AccessOutcome, type AccessSink } from '../../kernel/access-trail';
 
-interface EntryRow {
+/** An access_log row as written (the table numbers and dates it). */
+export interface EntryRow {
   subject_id: string;
   actor_user_id: string | null;
   actor_is_server: boolean;
@@ -11,7 +12,7 @@ interface EntryRow {
   clinic_id: string | null;
   operation: string;
   object_ids: readonly string[];
-  outcome: string;
+  outcome: AccessOutcome;
   request_id: string;
 }
 

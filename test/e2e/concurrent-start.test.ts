@@ -8,7 +8,8 @@ import { startService, type RunningService } from '../../src/service';
 import { migrations } from '../../migrations';
 import { DEV_CLIENT_SECRET, SERVER_SECRET } from '../support/app';
 import { createTestDatabase, type TestDatabase } from '../support/database';
-import { uniqueEmail } from '../support/accounts';
+import { signUp } from '../support/accounts';
+import { call } from '../support/http';
 
 /**
  * A deployment's first start: two instances behind one load balancer start at the same moment
@@ -52,20 +53,13 @@ describe('two instances starting together on an empty database', () => {
 
   it('both serve: an account made through one logs in through the other', async () => {
     const [first, second] = instances;
-    for (const instance of instances) expect((await fetch(`${instance.url}/healthz`)).status).toBe(200);
-    const email = uniqueEmail('concurrent');
-    const password = 'concurrent-start-1';
-    const created = await fetch(`${first!.url}/auth/user`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: email, emails: [email], password }),
-    });
-    expect(created.status).toBe(201);
-    const login = await fetch(`${second!.url}/auth/login`, {
+    for (const instance of instances) expect((await call(instance.url, '/healthz')).status).toBe(200);
+    const { email, password } = await signUp(first!, 'concurrent');
+    const login = await call(second!.url, '/auth/login', {
       method: 'POST',
       headers: { authorization: `Basic ${Buffer.from(`${email}:${password}`).toString('base64')}` },
     });
     expect(login.status).toBe(200);
-    expect(((await login.json()) as { emails: string[] }).emails).toEqual([email]);
+    expect(login.body.emails).toEqual([email]);
   });
 });

@@ -13,7 +13,7 @@ export interface TestAccount {
 export const uniqueEmail = (prefix = 'user') => `${prefix}.${randomBytes(4).toString('hex')}@example.org`;
 
 /** Signs up a fresh account through the legacy REST API and returns its session token. */
-export async function signUp(app: TestApp, prefix = 'user'): Promise<TestAccount> {
+export async function signUp(app: Pick<TestApp, 'url'>, prefix = 'user'): Promise<TestAccount> {
   const email = uniqueEmail(prefix);
   const password = `pw-${randomBytes(6).toString('hex')}`;
   const reply = await call(app.url, '/auth/user', { json: { username: email, emails: [email], password } });

@@ -1,3 +1,4 @@
+import { Migration20261125020000_clinic_patient_period_stats } from './Migration20261125020000_clinic_patient_period_stats';
 import { Migration20261124230000_access_log } from './Migration20261124230000_access_log';
 import { Migration20261124210000_tide_indexes } from './Migration20261124210000_tide_indexes';
 import { Migration20261124200000_glucose_period_stats } from './Migration20261124200000_glucose_period_stats';
@@ -36,4 +37,8 @@ export const migrations: { name: string; class: MigrationClass }[] = [
   { name: 'Migration20261124200000_glucose_period_stats', class: Migration20261124200000_glucose_period_stats },
   { name: 'Migration20261124210000_tide_indexes', class: Migration20261124210000_tide_indexes },
   { name: 'Migration20261124230000_access_log', class: Migration20261124230000_access_log },
+  {
+    name: 'Migration20261125020000_clinic_patient_period_stats',
+    class: Migration20261125020000_clinic_patient_period_stats,
+  },
 ];

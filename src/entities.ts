@@ -3,6 +3,7 @@ import { LoginFailureSchema, OidcRecordSchema, RealmKeySchema, RevokedSessionSch
 import { ClinicSchema } from './domains/clinics/clinic.entity';
 import { ClinicPatientSchema, PatientInviteSchema, PatientTagSchema } from './domains/clinics/clinic-patient.entity';
 import { ClinicianInviteSchema, ClinicianSchema } from './domains/clinics/clinician.entity';
+import { ClinicPatientPeriodStatsSchema } from './domains/clinics/clinic-patient-period-stats.entity';
 import { DatasetSchema } from './domains/glucose/dataset.entity';
 import { GlucoseReadingSchema } from './domains/glucose/glucose-reading.entity';
 import { GlucoseBucketSchema, GlucoseSummarySchema } from './domains/glucose/glucose-summary.entity';
@@ -24,6 +25,7 @@ export const entities = [
   ...[PermissionGrantSchema],
   ...[BlobSchema, DeviceLogSchema, PendingObjectSchema],
   ...[ClinicSchema, ClinicianSchema, ClinicianInviteSchema, ClinicPatientSchema, PatientTagSchema, PatientInviteSchema],
+  ...[ClinicPatientPeriodStatsSchema],
   ...[DatasetSchema, GlucoseReadingSchema, GlucoseBucketSchema, GlucoseSummarySchema, GlucosePeriodStatsSchema],
   ...[AccessLogEntrySchema],
   ...[OidcRecordSchema, RealmKeySchema, RevokedSessionSchema, LoginFailureSchema, IdentityLinkSchema],

@@ -104,7 +104,7 @@ describe('summary sorts', () => {
 });
 
 describe('summary SQL', () => {
-  it('reads each period once, a probe per patient with only the columns used, bounds as parameters', () => {
+  it('reads each period once, from the clinic’s copy of the statistics, bounds as parameters', () => {
     const filter = checkSummaryFilter({
       cgm: { statistics: { timeInVeryLowPercent: { gt: 0.01, lte: 0.5 }, timeInTargetPercentDelta: { lt: -0.15 } } },
     });
@@ -113,9 +113,8 @@ describe('summary SQL', () => {
       source: { kind: 'cgm', period: '14d', previous: false },
     });
     expect(sql.joins).toEqual([
-      'join lateral (select time_in_very_low_percent, time_in_target_percent_delta, time_in_target_percent' +
-        " from glucose_period_stats x where x.user_id = p.user_id and x.kind = 'cgm' and x.period = '14d'" +
-        ' and not x.previous offset 0) s0 on true',
+      'join clinic_patient_period_stats s0 on s0.clinic_id = p.clinic_id and s0.user_id = p.user_id' +
+        " and s0.kind = 'cgm' and s0.period = '14d' and not s0.previous",
     ]);
     expect(sql.conditions).toEqual([
       's0.time_in_very_low_percent > ?',
@@ -149,9 +148,9 @@ describe('summary SQL', () => {
       source: { kind: 'cgm', period: '7d', previous: true },
     });
     expect(sql.joins[0]).toMatch(
-      /^join lateral \(select last_data .* x.kind = 'bgm' and x.period = '7d' and x.previous offset 0\) s0 on true$/,
+      /^join clinic_patient_period_stats s0 on .* s0.kind = 'bgm' and s0.period = '7d' and s0.previous$/,
     );
-    expect(sql.joins[1]).toMatch(/^left join lateral \(select last_data .* x.kind = 'cgm' .*\) s1 on true$/);
+    expect(sql.joins[1]).toMatch(/^left join clinic_patient_period_stats s1 on .* s1.kind = 'cgm' .* and s1.previous$/);
     expect(sql.conditions).toEqual(['s0.last_data < ?']);
     expect(sql.sort?.expression).toBe("coalesce(s1.last_data, '-infinity'::timestamptz)");
   });

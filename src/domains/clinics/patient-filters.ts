@@ -1,13 +1,8 @@
 import { invalid } from '../../kernel/errors';
 import { parseDateTime } from '../../kernel/validation';
-import {
-  FILTERABLE_STATS,
-  isIntegerStat,
-  PERIOD_STATS_TABLE,
-  STAT_COLUMNS,
-  type ExportedStatName,
-} from '../glucose/period-stats';
+import { FILTERABLE_STATS, isIntegerStat, STAT_COLUMNS, type ExportedStatName } from '../glucose/period-stats';
 import { PERIODS, type PeriodKey } from '../glucose/summary/periods';
+import { CLINIC_PERIOD_STATS_TABLE } from './clinic-patient-period-stats.entity';
 
 /**
  * The patient list's glucose summary filters and sorts (Tidepool's `cgm.*`/`bgm.*` filters,
@@ -217,25 +212,22 @@ export interface SummarySql {
  * and column names come from fixed lists (never from the request), so they are written inline;
  * bounds are parameters.
  *
- * Each period read is a lateral subquery on the patient (`offset 0` keeps the planner from
- * flattening it): one primary-key probe per patient of the clinic, in the one partition of that
- * kind and period, selecting only the columns used. So a list costs in proportion to the clinic,
- * never to every user's statistics (a hash or merge join would scan the whole partition). A
- * filtered kind is an inner join; a sort on a period no filter reads is a left join, so patients
- * without it sort lowest.
+ * Each period read is a join to the clinic's own copy of the statistics (clinic_patient_period_stats,
+ * on the clinic and the patient): one index range of one partition, in the order of the
+ * patients' primary key, so a list costs in proportion to the clinic, never to every user's
+ * statistics. A filtered kind is an inner join; a sort on a period no filter reads is a left
+ * join, so patients without it sort lowest.
  */
 export function summarySql(
   filter: SummaryFilter | null | undefined,
   sort: { field: SummarySortField; source: SummaryPeriodRef } | null,
 ): SummarySql {
   const result: SummarySql = { joins: [], conditions: [], params: [], sort: null };
-  const joined = new Map<string, SummaryPeriodRef & { alias: string; inner: boolean; columns: Set<string> }>();
+  const joined = new Map<string, SummaryPeriodRef & { alias: string; inner: boolean }>();
   const join = (kind: SummaryKind, period: PeriodKey, previous: boolean, inner: boolean, column: string) => {
     const key = `${kind}:${period}:${previous}`;
     let read = joined.get(key);
-    if (!read)
-      joined.set(key, (read = { alias: `s${joined.size}`, kind, period, previous, inner, columns: new Set() }));
-    read.columns.add(column);
+    if (!read) joined.set(key, (read = { alias: `s${joined.size}`, kind, period, previous, inner }));
     return `${read.alias}.${column}`;
   };
   const period = filter?.period ?? DEFAULT_PERIOD;
@@ -276,11 +268,11 @@ export function summarySql(
       ? { expression: `coalesce(${value}, '-infinity'::timestamptz)`, type: 'timestamptz' }
       : { expression: `coalesce(${value}, '-Infinity'::float8)`, type: 'float8' };
   }
-  for (const read of joined.values())
+  for (const { alias, inner, kind, period: readPeriod, previous: readPrevious } of joined.values())
     result.joins.push(
-      `${read.inner ? 'join' : 'left join'} lateral (select ${[...read.columns].join(', ')} from ${PERIOD_STATS_TABLE} x` +
-        ` where x.user_id = p.user_id and x.kind = '${read.kind}' and x.period = '${read.period}' and ${read.previous ? '' : 'not '}x.previous` +
-        ` offset 0) ${read.alias} on true`,
+      `${inner ? 'join' : 'left join'} ${CLINIC_PERIOD_STATS_TABLE} ${alias} on ${alias}.clinic_id = p.clinic_id` +
+        ` and ${alias}.user_id = p.user_id and ${alias}.kind = '${kind}' and ${alias}.period = '${readPeriod}'` +
+        ` and ${readPrevious ? '' : 'not '}${alias}.previous`,
     );
   return result;
 }

@@ -38,6 +38,10 @@ export function ormOptions(url: string, entities: EntityList, poolSize = 10): Op
       silent: true,
       tableName: 'schema_migrations',
     },
+    // Triggers are written in migrations (they keep a copy table in step, with transition
+    // tables the entity definitions cannot express), not declared on entities; without this
+    // the schema comparison would read them as drift to drop.
+    schemaGenerator: { ignoreTriggers: true },
     pool: { min: 0, max: poolSize, idleTimeoutMillis: 30_000 },
     discovery: { warnWhenNoEntities: false },
     forceUtcTimezone: true,

@@ -17,7 +17,12 @@ export interface PostgresServer {
 const LOCAL_ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 const DATABASE_NAME = 'islet';
 
-export async function canConnect(url: string, timeoutMs = 1500): Promise<boolean> {
+/**
+ * Whether the server behind `url` answers. Where nothing listens the attempt fails at once; the
+ * timeout matters only for a server that is up but slow (a loaded machine), which must not be
+ * mistaken for no server: the tests and `npm start` would then start a second, embedded one.
+ */
+export async function canConnect(url: string, timeoutMs = 10_000): Promise<boolean> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: timeoutMs });
   try {
     await client.connect();

@@ -60,6 +60,8 @@ export class PatientInvitesService {
     assertUserId(userId);
     assertSelfOrServer(scope, userId);
     const checked = assertClinicPermissions(permissions);
+    // A server may invite for any id: one that is no account would become a patient without one.
+    await this.patients.assertAccount(scope, userId);
     const clinic: ClinicRecord = await this.clinics.byShareCode(scope, shareCode);
     if (await loadPatient(scope, clinic.id, userId)) throw conflict('The user is already a patient of this clinic');
     const now = new Date();

@@ -79,8 +79,13 @@ export class PatientsService {
     if (!scope.principal.isServer)
       throw forbidden('Only a server adds an existing account as a patient; users invite the clinic');
     const permissions = assertClinicPermissions(input.permissions);
-    if (!(await this.accounts.existing(scope, [userId])).has(userId)) throw notFound(`User ${userId} does not exist`);
+    await this.assertAccount(scope, userId);
     return this.admit(scope, clinicId, userId, input, permissions);
+  }
+
+  /** NOT_FOUND unless `userId` is an account: a clinic's patient record always has one behind it. */
+  async assertAccount(scope: Scope, userId: string): Promise<void> {
+    if (!(await this.accounts.existing(scope, [userId])).has(userId)) throw notFound(`User ${userId} does not exist`);
   }
 
   /**

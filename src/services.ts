@@ -89,6 +89,8 @@ export interface Services {
 
 /** Entries expire by the day; an hourly look keeps a removal small. */
 const ACCESS_LOG_SWEEP_INTERVAL_MS = 60 * 60 * 1000;
+/** How long stopping waits for the queued access log entries of reads to be written. */
+const ACCESS_LOG_CLOSE_TIMEOUT_MS = 10_000;
 
 export async function createServices({
   config,
@@ -100,10 +102,12 @@ export async function createServices({
 }: ServiceDependencies): Promise<Services> {
   const access = new AccessPolicy([clinicGrants]);
   const users = new UsersService(access);
+  const readEntries = config.accessLogRecording ? new GroupedEntryWriter(() => orm.em.fork(), logger) : null;
   const accessLog = new AccessLogService(
     access,
     (scope, clinicId) => assertClinicAccess(scope, clinicId, 'admin'),
     (scope, ids) => users.loginNames(scope, ids),
+    () => readEntries?.flush(),
   );
   orm.em.getEventManager().registerSubscriber(accessEventsInTransactions);
   const sweepAccessLog = () =>
@@ -204,7 +208,7 @@ export async function createServices({
   return {
     access,
     accessLog,
-    accessSink: config.accessLogRecording ? accessSink(new GroupedEntryWriter(() => orm.em.fork())) : null,
+    accessSink: readEntries && accessSink(readEntries),
     users,
     lifecycle,
     permissions,
@@ -234,6 +238,7 @@ export async function createServices({
       clearInterval(accessLogSweeper);
       revocations.close();
       await summaryUpdater.close();
+      await readEntries?.close(ACCESS_LOG_CLOSE_TIMEOUT_MS);
       await events.close();
     },
   };

@@ -59,6 +59,8 @@ export class AccessLogService {
     private readonly access: AccessPolicy,
     private readonly assertClinicAdmin: ClinicAdminCheck,
     private readonly accountNames: AccountNames,
+    /** Writes the read entries this instance has queued (access-log.writer): a reader sees them. */
+    private readonly queuedEntries: () => Promise<void> | undefined = () => undefined,
   ) {}
 
   /** The log of one account's data, newest first: the account, its custodians and servers may read it. */
@@ -99,6 +101,7 @@ export class AccessLogService {
     filter: AccessLogFilter,
     args: PageArgs,
   ): Promise<PagedList<AccessLogEntry>> {
+    await this.queuedEntries();
     const { sql, params } = conditions(owner, filter);
     const after = args.after ? [`id < $${params.length + 1}`] : [];
     const { rows } = await executeBound(

@@ -1,6 +1,8 @@
 import type { EventSubscriber, TransactionEventArgs } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { isDatabaseUnavailable } from '../../infra/database/availability';
 import { executeBound } from '../../infra/database/orm';
+import type { Logger } from '../../infra/logger';
 import { servedScope, type AccessOutcome, type AccessSink } from '../../kernel/access-trail';
 
 /** An access_log row as written (the table numbers and dates it). */
@@ -35,51 +37,86 @@ async function insertRows(em: EntityManager, rows: readonly EntryRow[], waitForD
 
 /** The most rows one INSERT carries; more wait for the next. */
 const MAX_BATCH_ROWS = 5000;
-/** INSERTs running at once: a second one spares a read arriving mid-INSERT most of the wait. */
-const CONCURRENT_INSERTS = 2;
+/**
+ * The most entries waiting for their INSERT before requests wait too: memory stays bounded
+ * when the database is slow or away.
+ */
+const MAX_QUEUED_ROWS = 50_000;
+/** Wait before writing again after the database could not be reached. */
+const RETRY_DELAY_MS = 500;
 
 /**
- * The entries of reads, from every request in flight, written together: a request hands its rows
- * over and waits until an INSERT holding them has committed, so no answer leaves before its
- * entries are in the database. While one INSERT runs, the rows of the requests arriving meanwhile
- * gather for the next. The commit does not wait for the disk (synchronous_commit off, for this
- * transaction only): waiting for the WAL flush made every read a few milliseconds slower, a
- * third of a cheap read's throughput (test/bench/scenarios/access-log.ts). What that risks is
- * the entries of the last fraction of a second if PostgreSQL itself crashes (never a partial or
- * reordered log); changes keep their entries in their own, fully durable, transactions.
+ * The entries of reads, from every request, written together in the background: a request hands
+ * its rows over and its answer goes out at once (unless MAX_QUEUED_ROWS are already waiting);
+ * while one INSERT runs, the rows arriving meanwhile gather for the next. Answers used to wait
+ * for their INSERT: on the bench's read paths that cost a quarter of their throughput
+ * (test/bench/scenarios/access-log.ts), against the 10% the access log may cost.
+ *
+ * What is not yet written: reading the log first waits for everything handed over before
+ * (`flush`), so a request sees the entries of the requests this instance answered before it;
+ * a database that cannot be reached keeps the rows queued and tried again; stopping the service
+ * writes what is queued (`close`). The INSERT commits without waiting for the disk (synchronous_commit
+ * off, for its transaction only). So what a crash can lose is the entries of the last moments:
+ * of the service process (those still queued) or of PostgreSQL itself (not yet flushed to the
+ * WAL); never a change's, which are written in the change's own, fully durable, transaction.
  */
 export class GroupedEntryWriter {
-  private waiting: { rows: readonly EntryRow[]; done: (error?: unknown) => void }[] = [];
-  private writers = 0;
+  private queue: EntryRow[] = [];
+  /** Rows ever handed over, and rows ever written (or given up): a flush waits for the first to reach the second. */
+  private handedOver = 0;
+  private settled = 0;
+  private flushes: { upTo: number; done: () => void }[] = [];
+  private writing = false;
 
-  constructor(private readonly em: () => EntityManager) {}
+  constructor(
+    private readonly em: () => EntityManager,
+    private readonly logger: Logger,
+  ) {}
 
   write(rows: readonly EntryRow[]): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      this.waiting.push({ rows, done: (error) => (error === undefined ? resolve() : reject(error)) });
-      if (this.writers < CONCURRENT_INSERTS) void this.drain();
-    });
+    this.queue.push(...rows);
+    this.handedOver += rows.length;
+    if (!this.writing) void this.drain();
+    return this.queue.length > MAX_QUEUED_ROWS ? this.flush() : Promise.resolve();
+  }
+
+  /** Resolves once every row handed over before the call is written. */
+  flush(): Promise<void> {
+    if (this.settled >= this.handedOver) return Promise.resolve();
+    return new Promise((done) => this.flushes.push({ upTo: this.handedOver, done }));
+  }
+
+  /** Writes what is queued, waiting at most `timeoutMs`; what is left then is logged as lost. */
+  async close(timeoutMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), timeoutMs)));
+    const gaveUp = await Promise.race([this.flush().then(() => false), timedOut]);
+    clearTimeout(timer);
+    if (gaveUp) this.logger.error({ entries: this.queue.length }, 'access log entries were lost at shutdown');
   }
 
   private async drain(): Promise<void> {
-    this.writers += 1;
-    while (this.waiting.length) {
-      let count = 0;
-      const taken = this.waiting.findIndex((request) => (count += request.rows.length) > MAX_BATCH_ROWS);
-      // A request over the limit alone still goes, alone.
-      const batch = this.waiting.splice(0, taken === -1 ? this.waiting.length : Math.max(taken, 1));
+    this.writing = true;
+    while (this.queue.length) {
+      const batch = this.queue.slice(0, MAX_BATCH_ROWS);
       try {
-        await insertRows(
-          this.em(),
-          batch.flatMap((request) => request.rows),
-          false,
-        );
-        batch.forEach((request) => request.done());
+        await insertRows(this.em(), batch, false);
       } catch (error) {
-        batch.forEach((request) => request.done(error));
+        if (isDatabaseUnavailable(error)) {
+          this.logger.warn({ err: error, entries: this.queue.length }, 'access log entries wait for the database');
+          await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS).unref());
+          continue;
+        }
+        // A statement PostgreSQL refused would be refused again: the batch is logged and given up.
+        this.logger.error({ err: error, entries: batch.length }, 'access log entries could not be written');
       }
+      this.queue.splice(0, batch.length);
+      this.settled += batch.length;
+      const due = this.flushes.filter((flush) => flush.upTo <= this.settled);
+      this.flushes = this.flushes.filter((flush) => flush.upTo > this.settled);
+      due.forEach((flush) => flush.done());
     }
-    this.writers -= 1;
+    this.writing = false;
   }
 }
 

@@ -1,6 +1,7 @@
 import { pipeline } from 'node:stream/promises';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import { isEnumType, parse, validate, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql';
+import { RETRY_AFTER_SECONDS } from '../src/auth/endpoints/unavailable';
 import { describeInputError, type EnumValues } from '../src/graphql/errors';
 import { prepareOperation } from '../src/graphql/compiled-operation';
 import { requestLogger } from '../src/http/request-context';
@@ -25,6 +26,7 @@ export function sendAppError(res: Response, error: AppError, overrides: RestRout
   if (error.code === 'UNAVAILABLE' && error.cause !== undefined)
     requestLogger(res)?.error({ err: error.cause, reason: error.message }, 'dependency unavailable');
   const status = overrides[error.code] ?? HTTP_STATUS[error.code];
+  if (status === 503) res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
   res.status(status).json(errorBody(status, error.message));
 }
 

@@ -33,6 +33,12 @@ describe('loadConfig', () => {
     expect(() => loadConfig(env)).toThrow(message);
   });
 
+  it('reads S3_SESSION_TOKEN beside the S3 keys, unset by default', () => {
+    const s3 = { S3_ENDPOINT: 'http://s3.local', S3_ACCESS_KEY: 'ASIA1', S3_SECRET_KEY: 'x', S3_BUCKET: 'b-1' };
+    expect(loadConfig(s3).s3?.sessionToken).toBeUndefined();
+    expect(loadConfig({ ...s3, S3_SESSION_TOKEN: ' FQoG+token= ' }).s3?.sessionToken).toBe('FQoG+token=');
+  });
+
   it('reads METRICS_TOKEN, unset by default', () => {
     expect(loadConfig({}).metricsToken).toBeUndefined();
     expect(loadConfig({ METRICS_TOKEN: ' scrape-token-0123456789 ' }).metricsToken).toBe('scrape-token-0123456789');

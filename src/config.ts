@@ -12,6 +12,8 @@ export type Realm = (typeof REALMS)[number];
 export interface S3Settings {
   endpoint: string;
   accessKey: string;
+  /** With temporary credentials (STS): sent as `x-amz-security-token` on every request. */
+  sessionToken?: string;
   secretKey: string;
   bucket: string;
   region: string;
@@ -121,6 +123,7 @@ function s3Settings(env: Env): S3Settings | undefined {
   return {
     endpoint,
     accessKey: text(env, 'S3_ACCESS_KEY')!,
+    sessionToken: text(env, 'S3_SESSION_TOKEN'),
     secretKey: text(env, 'S3_SECRET_KEY')!,
     bucket: text(env, 'S3_BUCKET')!,
     region: text(env, 'S3_REGION') ?? 'us-east-1',

@@ -133,6 +133,7 @@ describe('what a client sees of a failed dependency', () => {
         status: 503,
         body: { code: 503, reason: 'The object store is unavailable; try again shortly', error: 0 },
       });
+      expect(refused.headers.get('retry-after')).toBe('5');
       const [line] = linesOf(refused.headers.get('x-request-id'));
       expect(line).toMatchObject({ level: 'error', msg: 'dependency unavailable' });
       expect(line.err.message).toContain(app.config.dataDir);

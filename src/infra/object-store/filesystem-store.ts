@@ -14,11 +14,12 @@ import {
   type StoredObject,
 } from './object-store';
 
-const SAFE_KEY = /^[\w.-]+(\/[\w.-]+)*$/;
+const SAFE_KEY = /^[\p{L}\p{M}\p{N}_.~!'()*+=& -]+(\/[\p{L}\p{M}\p{N}_.~!'()*+=& -]+)*$/u;
 
 /**
- * Throws unless `key` is `/`-separated segments of letters, digits, `_`, `.`, `-` (no `.` or `..`
- * segment). Every driver applies it, so a key that works with one works with all.
+ * Throws unless `key` is `/`-separated segments of letters and digits of any script, `_`, `.`,
+ * `~`, `-`, space and `!'()*+=&` (no `.` or `..` segment): characters Linux file systems and S3
+ * take as they are. Every driver applies it, so a key that works with one works with all.
  */
 export function checkObjectKey(key: string): void {
   if (!SAFE_KEY.test(key) || key.split('/').some((part) => part === '..' || part === '.')) {

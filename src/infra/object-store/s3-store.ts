@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import http from 'node:http';
-import https from 'node:https';
+import type http from 'node:http';
 import { Readable } from 'node:stream';
-import { Client } from 'minio';
+import type { Client } from 'minio';
 import type { S3Settings } from '../../config';
 import { checkObjectKey } from './filesystem-store';
+import { abortUpload, deleteObjects, finishUpload, listPage, sendPart, startUpload } from './minio-internals';
 import {
   ObjectDigestMismatchError,
   ObjectNotFoundError,
@@ -14,8 +14,11 @@ import {
   type PutOptions,
   type StoredObject,
 } from './object-store';
+import { connect } from './s3-connection';
+import { errorCode, isMissing, MISSING_CODES, storeFailure } from './s3-failures';
+import { withRetries, type RetryKind, type RetryPolicy } from './s3-retry';
 import { StoreSideError, streamedPut, type StreamedPutTarget } from './s3-streamed-put';
-import { connectDeadline, errorDocument, readHead, timeoutError } from './s3-wire';
+import { timeoutError } from './s3-wire';
 
 /** Size of each multipart part, and the largest body of unknown size sent in a single PUT. */
 export const S3_PART_SIZE = 8 * 1024 * 1024;
@@ -34,148 +37,32 @@ export interface S3StoreOptions {
   partSize?: number;
   /** Keys per list request and per multi-object delete (default and S3's maximum: 1000). */
   pageSize?: number;
+  /**
+   * Times a request that can be sent again is retried after SlowDown, a 503 or a reset connection
+   * (default 3; 0: never).
+   */
+  maxRetries?: number;
+  /** Cap of the first random backoff, doubled at each retry up to 2 s (default 100 ms). */
+  retryBaseDelayMs?: number;
+  /** How to wait between attempts (default: a timer); tests pass one that does not sleep. */
+  retryWait?: (ms: number) => Promise<unknown>;
 }
 
-const DEFAULTS = { connectTimeoutMs: 3_000, idleTimeoutMs: 15_000, partSize: S3_PART_SIZE, pageSize: 1000 };
+const DEFAULTS = {
+  connectTimeoutMs: 3_000,
+  idleTimeoutMs: 15_000,
+  partSize: S3_PART_SIZE,
+  pageSize: 1000,
+  maxRetries: 3,
+  retryBaseDelayMs: 100,
+};
 
-/** Error codes of failures to reach the server (connect, DNS, reset, timeouts). */
-const NETWORK_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ECONNABORTED',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'EHOSTDOWN',
-  'ENETUNREACH',
-  'ENETDOWN',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ERR_STREAM_PREMATURE_CLOSE',
-  'UND_ERR_SOCKET',
-]);
-
-/**
- * S3 error codes of a server that is up but failing (besides any 5xx answer); an empty code is a
- * non-S3 answer (a proxy's error page).
- */
-const SERVER_FAILURE_CODES = new Set(['', 'InternalError', 'ServiceUnavailable', 'SlowDown', 'RequestTimeout']);
-
-/** Codes with which S3 reports a missing object (GET answers NoSuchKey, HEAD a bare 404). */
-const MISSING_CODES = new Set(['NoSuchKey', 'NotFound']);
-
-interface DeleteError {
-  Key?: string;
-  Code?: string;
-  Message?: string;
-}
-
-function errorCode(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : undefined;
-}
-
-/** One line describing a failure: `ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9000`. */
-function describe(error: unknown): string {
-  if (error instanceof AggregateError && error.errors.length) {
-    return error.errors.map(describe).join('; ');
-  }
-  if (!(error instanceof Error)) return String(error);
-  const code = errorCode(error);
-  const status = (error as { httpstatus?: unknown }).httpstatus;
-  const message = (error.message || error.name) + (status ? ` (HTTP ${status})` : '');
-  return code && !message.includes(code) ? `${code}: ${message}` : message;
-}
+/** The longest backoff between two attempts. */
+const MAX_RETRY_DELAY_MS = 2_000;
 
 /** The minio client for these settings (path-style addressing, region pinned, no retries). */
 export function createMinioClient(settings: S3Settings, options: S3StoreOptions = {}): Client {
-  return buildClient(settings, options).client;
-}
-
-function buildClient(settings: S3Settings, options: S3StoreOptions): { client: Client; target: StreamedPutTarget } {
-  const { connectTimeoutMs, idleTimeoutMs, partSize } = { ...DEFAULTS, ...options };
-  const url = new URL(settings.endpoint);
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new Error(`S3 endpoint ${settings.endpoint} must be an http:// or https:// URL`);
-  }
-  if (url.pathname !== '/' || url.search || url.hash) {
-    throw new Error(`S3 endpoint ${settings.endpoint} must not have a path or query (the bucket goes in S3_BUCKET)`);
-  }
-  const useSSL = url.protocol === 'https:';
-  const transport = useSSL ? https : http;
-  // Free sockets are closed after 4 s: below any server's keep-alive timeout, so a request never
-  // goes out on a socket the server is closing at the same moment.
-  const agent = new transport.Agent({ keepAlive: true, timeout: 4_000, maxSockets: 32 });
-  const hostname = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  const port = url.port ? Number(url.port) : useSSL ? 443 : 80;
-  const client = new Client({
-    endPoint: hostname,
-    port,
-    useSSL,
-    accessKey: settings.accessKey,
-    secretKey: settings.secretKey,
-    region: settings.region,
-    pathStyle: true,
-    partSize,
-    transportAgent: agent,
-    transport: timedTransport(transport, connectTimeoutMs, idleTimeoutMs),
-    // Retrying is the caller's decision; minio's retry would also double the time to fail.
-    retryOptions: { disableRetry: true },
-  });
-  const target: StreamedPutTarget = {
-    protocol: useSSL ? 'https:' : 'http:',
-    transport,
-    agent,
-    hostname,
-    port,
-    hostHeader: url.host,
-    bucket: settings.bucket,
-    accessKey: settings.accessKey,
-    secretKey: settings.secretKey,
-    region: settings.region,
-    connectTimeoutMs,
-    idleTimeoutMs,
-  };
-  return { client, target };
-}
-
-/** Statuses minio 8 "retries" (and with retries disabled, throws away unread, leaking the socket). */
-const RETRIED_STATUSES = new Set([408, 429, 499, 500, 502, 503, 504, 520]);
-
-const escapeXml = (text: string) => text.replace(/[<>&]/g, (c) => (c === '<' ? '&lt;' : c === '>' ? '&gt;' : '&amp;'));
-
-/**
- * http(s).request with a connect deadline and an inactivity deadline; minio itself has neither
- * (a dead server would otherwise hang a request for the kernel's TCP timeout, minutes).
- *
- * It also hands minio a 5xx/429/408 answer as a status-599 S3 error document (original code and
- * message kept, `<HttpStatus>` added): minio would otherwise report it as "Retryable HTTP status"
- * without the server's reason and leave the response unread, its socket stuck.
- */
-function timedTransport(transport: typeof http | typeof https, connectMs: number, idleMs: number) {
-  const request = (options: http.RequestOptions, callback?: (res: http.IncomingMessage) => void) => {
-    const req = transport.request({ ...options, timeout: idleMs }, (res) => {
-      if (!RETRIED_STATUSES.has(res.statusCode ?? 0)) return callback?.(res);
-      void readHead(res).then(
-        (body) => {
-          const status = res.statusCode!;
-          const { code, message } = errorDocument(body, status, res.statusMessage || 'server error');
-          const xml = `<Error><Code>${escapeXml(code)}</Code><Message>${escapeXml(message)}</Message><HttpStatus>${status}</HttpStatus></Error>`;
-          const replacement = Object.assign(Readable.from([Buffer.from(xml)]), {
-            statusCode: 599,
-            statusMessage: res.statusMessage,
-            headers: res.headers,
-          });
-          callback?.(replacement as unknown as http.IncomingMessage);
-        },
-        (error: Error) => req.destroy(error),
-      );
-    });
-    req.on('timeout', () => req.destroy(timeoutError(`no answer within ${idleMs} ms`)));
-    connectDeadline(req, connectMs);
-    return req;
-  };
-  return { request } as unknown as Pick<typeof http, 'request'>;
+  return connect(settings, { ...DEFAULTS, ...options }).client;
 }
 
 /**
@@ -204,6 +91,11 @@ function contradicts(reply: http.IncomingHttpHeaders, md5: string): boolean {
  * dies mid-upload leaves an incomplete upload behind, which the bucket's lifecycle rule
  * (AbortIncompleteMultipartUpload) should clear.
  *
+ * A request that can be sent again (GET, HEAD, DELETE, a listing, a part or a small body held in
+ * memory) is retried after SlowDown, a 503 or a cut connection, up to `maxRetries` times with a
+ * random, doubling backoff. A body streamed in one request is never sent twice (it cannot be read
+ * twice): its failure goes to the caller, whom the transports answer 503 with Retry-After.
+ *
  * Any failure to talk to the server (refused, reset, DNS, timeouts, 5xx, refused credentials)
  * rejects with ObjectStoreUnavailableError naming the endpoint; a missing key with
  * ObjectNotFoundError (get) or null (stat).
@@ -218,6 +110,7 @@ export class S3Store implements ObjectStore {
   private readonly idleTimeoutMs: number;
   private readonly partSize: number;
   private readonly pageSize: number;
+  private readonly retries: RetryPolicy;
   private bucketReady: Promise<void> | undefined;
   private bucketEnsured = false;
 
@@ -234,8 +127,15 @@ export class S3Store implements ObjectStore {
         `S3 bucket name ${JSON.stringify(this.bucket)} is invalid: 3-63 of a-z, 0-9, '.', '-', starting and ending with a letter or digit`,
       );
     }
-    this.idleTimeoutMs = options.idleTimeoutMs ?? DEFAULTS.idleTimeoutMs;
-    ({ client: this.client, target: this.target } = buildClient(settings, options));
+    const settled = { ...DEFAULTS, ...options };
+    this.idleTimeoutMs = settled.idleTimeoutMs;
+    this.retries = {
+      maxRetries: settled.maxRetries,
+      baseDelayMs: settled.retryBaseDelayMs,
+      maxDelayMs: MAX_RETRY_DELAY_MS,
+      wait: options.retryWait,
+    };
+    ({ client: this.client, target: this.target } = connect(settings, settled));
   }
 
   /** Creates the bucket if it does not exist yet; once per store (again after a failure). */
@@ -255,7 +155,7 @@ export class S3Store implements ObjectStore {
   private async createBucketIfMissing(): Promise<void> {
     if (await this.call(`check bucket ${this.bucket}`, () => this.client.bucketExists(this.bucket))) return;
     try {
-      await this.client.makeBucket(this.bucket, this.region);
+      await this.attempt('replayable', () => this.client.makeBucket(this.bucket, this.region));
     } catch (error) {
       // created by another process in between
       if (errorCode(error) === 'BucketAlreadyOwnedByYou') return;
@@ -302,7 +202,6 @@ export class S3Store implements ObjectStore {
     contentType: string,
     declaredSize: number | undefined,
   ): Promise<StoredObject> {
-    const headers = { 'Content-Type': contentType };
     const parts: { part: number; etag: string }[] = [];
     let uploadId: string | undefined;
     // Up to one part's worth of chunks as they came; then, once the object is known to need
@@ -328,8 +227,10 @@ export class S3Store implements ObjectStore {
           let offset = 0;
           for (const earlier of head) offset += earlier.copy(part, offset);
           head = [];
-          uploadId = await this.call(`start upload of ${key}`, () =>
-            this.client.initiateNewMultipartUpload(this.bucket, key, headers),
+          uploadId = await this.call(
+            `start upload of ${key}`,
+            () => startUpload(this.client, this.bucket, key, contentType),
+            'refused',
           );
         }
         while (bytes.length) {
@@ -349,11 +250,15 @@ export class S3Store implements ObjectStore {
       if (!part) {
         const whole = Buffer.concat(head, filled);
         head = [];
-        await this.call(`put ${key}`, () => this.client.putObject(this.bucket, key, whole, whole.length, headers));
+        await this.call(`put ${key}`, () =>
+          this.client.putObject(this.bucket, key, whole, whole.length, { 'Content-Type': contentType }),
+        );
       } else {
         parts.push(await this.uploadPart(key, uploadId!, parts.length + 1, part.subarray(0, filled)));
-        await this.call(`complete upload of ${key}`, () =>
-          this.client.completeMultipartUpload(this.bucket, key, uploadId!, parts),
+        await this.call(
+          `complete upload of ${key}`,
+          () => finishUpload(this.client, this.bucket, key, uploadId!, parts),
+          'refused',
         );
       }
       return { size, contentType };
@@ -366,12 +271,8 @@ export class S3Store implements ObjectStore {
   /** Resolves once the server has answered, i.e. has all of `bytes`: the buffer can be reused. */
   private async uploadPart(key: string, uploadId: string, partNumber: number, bytes: Buffer) {
     const md5 = createHash('md5').update(bytes).digest('base64');
-    const { etag } = await this.call(`upload part ${partNumber} of ${key}`, () =>
-      this.client.uploadPart(
-        { bucketName: this.bucket, objectName: key, uploadID: uploadId, partNumber, headers: { 'Content-MD5': md5 } },
-        bytes,
-      ),
-    );
+    const part = { bucket: this.bucket, key, uploadId, partNumber, md5 };
+    const etag = await this.call(`upload part ${partNumber} of ${key}`, () => sendPart(this.client, part, bytes));
     if (!etag) throw new ObjectStoreUnavailableError(`${this.where} gave no ETag for part ${partNumber} of ${key}`);
     return { part: partNumber, etag };
   }
@@ -383,7 +284,7 @@ export class S3Store implements ObjectStore {
    */
   private async abortUpload(key: string, uploadId: string): Promise<void> {
     try {
-      await this.client.abortMultipartUpload(this.bucket, key, uploadId);
+      await this.attempt('replayable', () => abortUpload(this.client, this.bucket, key, uploadId));
     } catch {
       // unreachable or already gone: nothing more to do here
     }
@@ -394,9 +295,9 @@ export class S3Store implements ObjectStore {
     await this.ensureBucket();
     let response: Readable;
     try {
-      response = await this.client.getObject(this.bucket, key);
+      response = await this.attempt('replayable', () => this.client.getObject(this.bucket, key));
     } catch (error) {
-      if (MISSING_CODES.has(errorCode(error) ?? '')) throw new ObjectNotFoundError(key);
+      if (isMissing(error)) throw new ObjectNotFoundError(key);
       throw this.failure(`get ${key}`, error);
     }
     return this.relay(key, response);
@@ -441,11 +342,11 @@ export class S3Store implements ObjectStore {
     checkObjectKey(key);
     await this.ensureBucket();
     try {
-      const stat = await this.client.statObject(this.bucket, key);
+      const stat = await this.attempt('replayable', () => this.client.statObject(this.bucket, key));
       const type = Object.entries(stat.metaData).find(([name]) => name.toLowerCase() === 'content-type')?.[1];
       return { size: stat.size, contentType: typeof type === 'string' ? type : undefined };
     } catch (error) {
-      if (MISSING_CODES.has(errorCode(error) ?? '')) return null;
+      if (isMissing(error)) return null;
       throw this.failure(`stat ${key}`, error);
     }
   }
@@ -454,9 +355,9 @@ export class S3Store implements ObjectStore {
     checkObjectKey(key);
     await this.ensureBucket();
     try {
-      await this.client.removeObject(this.bucket, key);
+      await this.attempt('replayable', () => this.client.removeObject(this.bucket, key));
     } catch (error) {
-      if (MISSING_CODES.has(errorCode(error) ?? '')) return;
+      if (isMissing(error)) return;
       throw this.failure(`delete ${key}`, error);
     }
   }
@@ -478,11 +379,8 @@ export class S3Store implements ObjectStore {
   }
 
   private async deletePage(keys: string[], what: string): Promise<void> {
-    const results = await this.call(`delete ${what}`, () => this.client.removeObjects(this.bucket, keys));
-    // minio returns the <Error> elements of the answer (typed as wrapped in { Error })
-    const failed = (results as unknown[])
-      .map((result) => ((result as { Error?: DeleteError })?.Error ?? result) as DeleteError | null)
-      .filter((error): error is DeleteError => !!error?.Code && !MISSING_CODES.has(error.Code));
+    const failures = await this.call(`delete ${what}`, () => deleteObjects(this.client, this.bucket, keys));
+    const failed = failures.filter((failure) => !MISSING_CODES.has(failure.Code!));
     if (failed.length) {
       const sample = failed
         .slice(0, 3)
@@ -501,13 +399,12 @@ export class S3Store implements ObjectStore {
   private async *pages(prefix: string): AsyncIterable<string[]> {
     let marker = '';
     for (;;) {
-      const page = await this.call(`list ${JSON.stringify(prefix)}`, () =>
-        this.client.listObjectsQuery(this.bucket, prefix, marker, { Delimiter: '', MaxKeys: this.pageSize }),
+      const { keys, isTruncated } = await this.call(`list ${JSON.stringify(prefix)}`, () =>
+        listPage(this.client, this.bucket, prefix, marker, this.pageSize),
       );
-      const keys = page.objects.flatMap((object) => (object.name ? [object.name] : []));
       if (keys.length) yield keys;
-      if (!page.isTruncated || !keys.length) return;
-      marker = page.nextMarker ?? keys[keys.length - 1];
+      if (!isTruncated || !keys.length) return;
+      marker = keys[keys.length - 1];
     }
   }
 
@@ -528,21 +425,17 @@ export class S3Store implements ObjectStore {
   }
 
   private failure(what: string, error: unknown): Error {
-    if (error instanceof ObjectStoreUnavailableError || error instanceof ObjectNotFoundError) return error;
-    const code = errorCode(error);
-    // set by timedTransport on 5xx, 429 and 408 answers
-    const serverTrouble = Number((error as { httpstatus?: unknown } | null)?.httpstatus) > 0;
-    const unreachable =
-      code === undefined || NETWORK_CODES.has(code) || SERVER_FAILURE_CODES.has(code) || serverTrouble;
-    const message = unreachable
-      ? `${this.where} is unreachable: ${what} failed: ${describe(error)}`
-      : `${this.where} refused to ${what}: ${describe(error)}`;
-    return new ObjectStoreUnavailableError(message, { cause: error });
+    return storeFailure(this.where, what, error);
   }
 
-  private async call<T>(what: string, operation: () => Promise<T>): Promise<T> {
+  /** `operation`, retried as `kind` allows (see RetryKind); the last failure as it came. */
+  private attempt<T>(kind: RetryKind, operation: () => Promise<T>): Promise<T> {
+    return withRetries(this.retries, kind, operation);
+  }
+
+  private async call<T>(what: string, operation: () => Promise<T>, kind: RetryKind = 'replayable'): Promise<T> {
     try {
-      return await operation();
+      return await this.attempt(kind, operation);
     } catch (error) {
       throw this.failure(what, error);
     }

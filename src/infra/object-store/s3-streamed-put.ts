@@ -1,9 +1,9 @@
 import type http from 'node:http';
 import type https from 'node:https';
 import type { Readable } from 'node:stream';
-import { signV4 } from 'minio/dist/main/signing.js';
+import { signRequest } from './minio-internals';
 import { ObjectSizeMismatchError } from './object-store';
-import { connectDeadline, errorDocument, readHead, timeoutError } from './s3-wire';
+import { connectDeadline, errorDocument, keyPath, readHead, timeoutError } from './s3-wire';
 
 /** Where and as whom a streamed PUT goes; the S3 store builds it from its settings. */
 export interface StreamedPutTarget {
@@ -17,6 +17,8 @@ export interface StreamedPutTarget {
   bucket: string;
   accessKey: string;
   secretKey: string;
+  /** Sent (and signed) as `x-amz-security-token` with temporary credentials. */
+  sessionToken: string | undefined;
   region: string;
   connectTimeoutMs: number;
   idleTimeoutMs: number;
@@ -86,7 +88,7 @@ export async function streamedPut(
   body: Readable,
   { contentType, size, md5 }: { contentType: string; size: number; md5?: string },
 ): Promise<http.IncomingHttpHeaders> {
-  const path = `/${target.bucket}/${key.split('/').map(encodeURIComponent).join('/')}`;
+  const path = `/${target.bucket}/${keyPath(key)}`;
   const date = new Date();
   const headers: Record<string, string> = {
     host: target.hostHeader,
@@ -95,12 +97,11 @@ export async function streamedPut(
     'x-amz-date': amzDate(date),
     'x-amz-content-sha256': UNSIGNED_PAYLOAD,
     ...(md5 === undefined ? {} : { 'content-md5': md5 }),
+    ...(target.sessionToken === undefined ? {} : { 'x-amz-security-token': target.sessionToken }),
   };
-  headers.authorization = signV4(
+  headers.authorization = signRequest(
     { protocol: target.protocol, method: 'PUT', path, headers },
-    target.accessKey,
-    target.secretKey,
-    target.region,
+    target,
     date,
     UNSIGNED_PAYLOAD,
   );

@@ -2,6 +2,21 @@ import type http from 'node:http';
 
 /** Small pieces of talking HTTP to an S3 server, shared by the minio transport and streamed PUTs. */
 
+/**
+ * A key as a request path per RFC 3986: every byte but unreserved characters (letters, digits,
+ * `-._~`) and the `/` between segments percent-encoded, `!'()*` included (encodeURIComponent
+ * leaves those). S3 signs the path as sent and checks it in this form; minio encodes its own
+ * requests the same way (minio-internals.test.ts).
+ */
+export function keyPath(key: string): string {
+  return key
+    .split('/')
+    .map((segment) =>
+      encodeURIComponent(segment).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`),
+    )
+    .join('/');
+}
+
 /** An error that reads as a network timeout (ETIMEDOUT), so it is classed as "unreachable". */
 export function timeoutError(message: string): NodeJS.ErrnoException {
   return Object.assign(new Error(message), { code: 'ETIMEDOUT' });

@@ -75,7 +75,7 @@ export class SessionsService {
   }
 
   async logIn(scope: Scope, loginName: string, password: string): Promise<{ session: Session; user: UserRecord }> {
-    if (!loginName || !password) throw invalid('Missing id and/or password');
+    if (!loginName || !password) throw invalid('Missing id and/or password', loginName ? 'password' : 'username');
     const account = await this.guard.verify(loginName, password, scope.remoteAddress, 'legacy_login');
     const user = account && (await this.users.findById(scope.em, account.id));
     if (!user) throw unauthenticated('No user matched the given details');
@@ -122,7 +122,7 @@ export class SessionsService {
   }
 
   async serverLogIn(name: string, secret: string): Promise<Session> {
-    if (!name || !secret) throw invalid('Missing id and/or password');
+    if (!name || !secret) throw invalid('Missing id and/or password', name ? 'secret' : 'name');
     if (!sameSecret(secret, this.settings.serverSecret)) throw unauthenticated('Wrong password');
     const { provider, resourceServer } = this.legacyRealm();
     const client = await provider.Client.find(SERVER_CLIENT_ID);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../playground/paths';
 import type { DocumentedRoute } from '../../rest-compat/openapi/document';
-import { dateTime, object, string } from '../../rest-compat/openapi/schemas';
+import { dateTime, ERROR_BODY, object, string } from '../../rest-compat/openapi/schemas';
 
 /** The description's `info`: the service's version, and what the description leaves to others. */
 export const API_INFO = {
@@ -22,9 +22,10 @@ const READINESS = object({ status: string(), database: string(), objectStore: st
   'database',
   'objectStore',
 ]);
+/** Every path meets the request guard first (src/http/request-guard.ts): a NUL or a path that does not decode is a 400. */
 const plain = (route: Omit<DocumentedRoute, 'edgeErrors' | 'method'>): DocumentedRoute => ({
   method: 'get',
-  edgeErrors: [],
+  edgeErrors: [400],
   ...route,
 });
 
@@ -54,7 +55,7 @@ export function serviceEndpoints({ metricsHere }: { metricsHere: boolean }): Doc
         credentials: 'none',
         response: READINESS,
         errors: [503],
-        errorBody: READINESS,
+        errorBody: { anyOf: [READINESS, ERROR_BODY] },
       },
     }),
     ...(metricsHere

@@ -62,7 +62,7 @@ export async function driveInTurns(plan: Plan, rounds: number, contenders: (() =
   return runs;
 }
 
-function percentile(sorted: number[], fraction: number): number {
+export function percentile(sorted: number[], fraction: number): number {
   if (!sorted.length) return 0;
   return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)];
 }

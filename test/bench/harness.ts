@@ -75,6 +75,8 @@ export async function load(name: string, options: LoadOptions, floor?: string): 
 export interface ChildServer {
   url: string;
   process: ChildProcess;
+  /** Where the process's output goes. */
+  logFile: string;
   stop(): Promise<void>;
 }
 
@@ -85,9 +87,11 @@ export async function startChild(
   readyPath = '/healthz',
   nodeFlags: readonly string[] = [],
 ): Promise<ChildServer> {
-  const port = await freePort();
+  // A PORT in `env` starts the server where an earlier one listened (a restart); else a free port.
+  const port = env.PORT ? Number(env.PORT) : await freePort();
   const logFile = path.join(os.tmpdir(), `islet-bench-${path.basename(script, '.js')}-${port}.log`);
-  const log = fs.openSync(logFile, 'w');
+  // Appended, so a restart on the same port keeps the log of the run before.
+  const log = fs.openSync(logFile, 'a');
   // BENCH_PROFILE=<folder> writes a CPU profile of each server process there.
   const profile = process.env.BENCH_PROFILE
     ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_PROFILE)}`]
@@ -108,6 +112,7 @@ export async function startChild(
       return {
         url,
         process: child,
+        logFile,
         stop: () =>
           new Promise((resolve) => {
             child.once('exit', () => resolve());

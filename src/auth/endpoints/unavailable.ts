@@ -17,6 +17,24 @@ export function unavailableError(): OAuthError {
   return new OAuthError('temporarily_unavailable', DATABASE_UNAVAILABLE, 503);
 }
 
+/**
+ * The same in an oidc-provider (Koa) answer being built: 503, Retry-After, and OAuth's JSON
+ * unless a page was already rendered.
+ */
+export function answerUnavailable(ctx: {
+  status: number;
+  body: unknown;
+  set(name: string, value: string): void;
+}): void {
+  ctx.status = 503;
+  ctx.set('Retry-After', String(RETRY_AFTER_SECONDS));
+  ctx.set('Cache-Control', 'no-store');
+  if (typeof ctx.body !== 'string') {
+    const { error, description } = unavailableError();
+    ctx.body = { error, error_description: description };
+  }
+}
+
 /** The browser's page for the same, on the realm's login pages. */
 export function unavailablePage(realm: string): string {
   return messagePage({ realm, title: 'Temporarily unavailable' }, DATABASE_UNAVAILABLE);

@@ -1,8 +1,18 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { LRUCache } from 'lru-cache';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import type { Orm } from '../../infra/database/orm';
 
 type Row = { payload: AdapterPayload };
+
+/** The models a token grant consumes: what it exchanges for tokens. */
+const GRANT_SOURCES = new Set(['AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']);
+
+/**
+ * Within a request run by `consumeOnSuccess` (consume-on-success.ts), the grant sources it
+ * consumed, to be marked consumed only once it has delivered its tokens.
+ */
+export const deferredConsumes = new AsyncLocalStorage<(() => Promise<void>)[]>();
 
 /**
  * oidc-provider's storage on PostgreSQL, one instance per realm and model. `consume` keeps the
@@ -79,6 +89,12 @@ export class PostgresAdapter implements Adapter {
   }
 
   async consume(id: string): Promise<void> {
+    const deferred = GRANT_SOURCES.has(this.model) ? deferredConsumes.getStore() : undefined;
+    if (deferred) deferred.push(() => this.consumeNow(id));
+    else await this.consumeNow(id);
+  }
+
+  private async consumeNow(id: string): Promise<void> {
     await this.execute(
       `update oidc_records set consumed_at = now(),
          payload = jsonb_set(payload, '{consumed}', to_jsonb(extract(epoch from now())::bigint))

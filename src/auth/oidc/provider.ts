@@ -10,10 +10,11 @@ import { SIGNING_ALG, type RealmKeyMaterial } from './keys';
 import { PostgresAdapter } from './postgres-adapter';
 import { jsonNotFound } from './not-found';
 import { shapeTokenResponses } from './token-response';
+import { consumeOnSuccess } from './consume-on-success';
 import { SUPPORTED_SCOPES } from './scopes';
 import { loadExistingGrant } from './consent';
 import { isDatabaseUnavailable } from '../../infra/database/availability';
-import { RETRY_AFTER_SECONDS, unavailableError, unavailablePage } from '../endpoints/unavailable';
+import { answerUnavailable, RETRY_AFTER_SECONDS, unavailablePage } from '../endpoints/unavailable';
 import { logoutPage, messagePage, PAGE_HEADERS, pageHeaders } from '../interactions/pages';
 
 /** The resource every API access token is issued for; its audience is what the API accepts. */
@@ -203,6 +204,8 @@ export function createRealmProvider(options: RealmProviderOptions): Provider {
   provider.proxy = config.trustProxy > 0;
   provider.maxIpsCount = config.trustProxy;
   provider.use(jsonNotFound(new URL(issuer).pathname));
+  // Outside shapeTokenResponses, so it sees the status that response finally has.
+  provider.use(consumeOnSuccess());
   provider.use(shapeTokenResponses());
   watchErrors(provider, realm, options.logger);
   return provider;
@@ -232,13 +235,7 @@ function watchErrors(provider: Provider, realm: string, logger: Logger): void {
     // (a page already rendered by renderError, or OAuth's JSON), never a 500.
     if (isDatabaseUnavailable(error)) {
       logger.warn({ err: error, realm, route: ctx.oidc?.route, dependency: 'database' }, 'dependency unavailable');
-      ctx.status = 503;
-      ctx.set('Retry-After', String(RETRY_AFTER_SECONDS));
-      ctx.set('Cache-Control', 'no-store');
-      if (typeof ctx.body !== 'string') {
-        const { error: code, description } = unavailableError();
-        ctx.body = { error: code, error_description: description };
-      }
+      answerUnavailable(ctx);
       return;
     }
     logger.error({ err: error, realm, route: ctx.oidc?.route }, 'oidc provider failed');

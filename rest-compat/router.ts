@@ -11,6 +11,7 @@ import { isAuthenticated } from '../src/kernel/principal';
 import type { Scope } from '../src/kernel/scope';
 import { findNul, findNulInVariables, longListInVariables, nulRefused } from '../src/kernel/validation';
 import { errorBody, HTTP_STATUS } from '../src/http/http-errors';
+import { declaredQuery } from './declared-query';
 import type { ContentRoute, RestRequest, RestRoute } from './route';
 
 export function scopeOf(res: Response): Scope {
@@ -160,13 +161,14 @@ export function restCompatRouter(
   const router = express.Router();
   const enumValues = enumValuesOf(schema);
   for (const route of downloads.routes) {
+    const queryOf = declaredQuery(route.doc);
     router.get(route.path, ...downloads.edge, async (req: Request, res: Response) => {
       try {
         const scope = scopeOf(res);
         scope.accessTrail.operation = `GET ${route.path}`;
         // The access decision is logged before any byte is sent, refused or not.
         const { stream, headers } = await route
-          .open(scope, req.params as Record<string, string>, req.query)
+          .open(scope, req.params as Record<string, string>, queryOf(req.query))
           .finally(() => scope.accessTrail.flush(scope));
         res.status(200);
         // setHeader, not res.set: express would append a charset to the stored media type.
@@ -189,11 +191,12 @@ export function restCompatRouter(
     if (problems.length)
       throw new Error(`rest-compat ${route.method.toUpperCase()} ${route.path}: ${problems[0].message}`);
     const operation = prepareOperation(schema, document);
+    const queryOf = declaredQuery(route.doc);
     router[route.method](route.path, ...edgeFor(route), async (req: Request, res: Response) => {
       if (route.body === 'binary') res.once('finish', () => discardUnreadBody(req));
       const request: RestRequest = {
         params: req.params as Record<string, string>,
-        query: req.query,
+        query: queryOf(req.query),
         headers: req.headers,
         body: req.body,
         raw: req,

@@ -173,11 +173,14 @@ export async function createApp({
   const sweeper = setInterval(() => {
     sweepExpired(orm).catch((error: unknown) => logger.warn({ err: error }, 'sweeping expired OIDC records failed'));
   }, SWEEP_INTERVAL_MS).unref();
+  // The sweep in progress, so that closing waits for it instead of closing the pool under it
+  // (a service stopped just after starting left the pool waiting on the start-up sweep's connection).
+  let contentSweep: Promise<unknown> = Promise.resolve();
   const sweepContent = () =>
-    services.contents
+    (contentSweep = services.contents
       .sweep()
       .then((settled) => settled && logger.info({ settled }, 'settled unfinished uploads and removals'))
-      .catch((error: unknown) => logger.warn({ err: error }, 'sweeping unfinished uploads failed'));
+      .catch((error: unknown) => logger.warn({ err: error }, 'sweeping unfinished uploads failed')));
   void sweepContent();
   const contentSweeper = setInterval(sweepContent, contentSweepInterval(config)).unref();
 
@@ -189,6 +192,7 @@ export async function createApp({
       await websocket.close();
       clearInterval(sweeper);
       clearInterval(contentSweeper);
+      await contentSweep;
       await apollo.stop();
       await services.close();
     },

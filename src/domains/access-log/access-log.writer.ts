@@ -67,6 +67,8 @@ export class GroupedEntryWriter {
   private settled = 0;
   private flushes: { upTo: number; done: () => void }[] = [];
   private writing = false;
+  /** Set when stopping gave up: the queue is no longer retried. */
+  private abandoned = false;
 
   constructor(
     private readonly em: () => EntityManager,
@@ -92,12 +94,14 @@ export class GroupedEntryWriter {
     const timedOut = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), timeoutMs)));
     const gaveUp = await Promise.race([this.flush().then(() => false), timedOut]);
     clearTimeout(timer);
-    if (gaveUp) this.logger.error({ entries: this.queue.length }, 'access log entries were lost at shutdown');
+    if (!gaveUp) return;
+    this.abandoned = true;
+    this.logger.error({ entries: this.queue.length }, 'access log entries were lost at shutdown');
   }
 
   private async drain(): Promise<void> {
     this.writing = true;
-    while (this.queue.length) {
+    while (this.queue.length && !this.abandoned) {
       const batch = this.queue.slice(0, MAX_BATCH_ROWS);
       try {
         await insertRows(this.em(), batch, false);

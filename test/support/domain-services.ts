@@ -14,6 +14,8 @@ import { ANONYMOUS, type Principal } from '../../src/kernel/principal';
 import { LoaderRegistry, type Scope } from '../../src/kernel/scope';
 import type { Permission } from '../../src/domains/permissions/permission.model';
 import { newShareCode } from '../../src/domains/clinics/share-code';
+import type { ClinicRecord } from '../../src/domains/clinics/clinic.entity';
+import type { ClinicFields } from '../../src/domains/clinics/clinic-fields';
 import { createServices, type Services } from '../../src/services';
 import { createTestDatabase, type TestDatabase } from './database';
 
@@ -49,7 +51,20 @@ export interface DomainWorld {
     roles?: readonly string[];
     patients?: Record<string, readonly string[]>;
   }): Promise<string>;
+  /**
+   * A clinic created through the service by its admin, with a CLINIC_MEMBER and a PRESCRIBER
+   * added by a server, and an outsider account.
+   */
+  staffedClinic(fields?: ClinicFields): Promise<StaffedClinic>;
   stop(): Promise<void>;
+}
+
+export interface StaffedClinic {
+  clinic: ClinicRecord;
+  admin: string;
+  member: string;
+  prescriber: string;
+  outsider: string;
 }
 
 export const asUser = (userId: string): Principal => ({
@@ -117,7 +132,7 @@ export async function startDomainWorld(): Promise<DomainWorld> {
     };
     return made;
   };
-  return {
+  const world: DomainWorld = {
     services,
     orm,
     database,
@@ -139,6 +154,20 @@ export async function startDomainWorld(): Promise<DomainWorld> {
     },
     async share(sharerId, granteeId, permissions) {
       await services.permissions.setPermissions(scope(AS_SERVER), sharerId, granteeId, permissions);
+    },
+    async staffedClinic(fields = { name: 'Clinic', preferredBgUnits: 'MG_DL' }) {
+      const [admin, member, prescriber, outsider] = await Promise.all([1, 2, 3, 4].map(() => world.account()));
+      const clinic = await services.clinics.create(scope(asUser(admin)), fields);
+      for (const [userId, role] of [
+        [member, 'CLINIC_MEMBER'],
+        [prescriber, 'PRESCRIBER'],
+      ])
+        await services.clinicians.create(scope(AS_SERVER), clinic.id, {
+          userId,
+          email: `${userId}@example.org`,
+          roles: [role],
+        });
+      return { clinic, admin, member, prescriber, outsider };
     },
     async clinic({ clinicianId, roles = ['CLINIC_MEMBER'], patients = {} }) {
       const clinicId = hexId(24);
@@ -168,4 +197,5 @@ export async function startDomainWorld(): Promise<DomainWorld> {
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+  return world;
 }

@@ -25,14 +25,8 @@ const email = () => `${hexId(8)}@example.org`;
 
 /** A clinic created by its admin, with a member and a prescriber added by a server. */
 async function clinicOf() {
-  const [admin, member, prescriber, outsider] = await Promise.all([1, 2, 3, 4].map(() => world.account()));
-  const clinic = await world.services.clinics.create(as(asUser(admin)), {
-    name: 'Sunny Clinic',
-    preferredBgUnits: 'MMOL_L',
-  });
-  await clinicians.create(as(AS_SERVER), clinic.id, { userId: member, email: email(), roles: ['CLINIC_MEMBER'] });
-  await clinicians.create(as(AS_SERVER), clinic.id, { userId: prescriber, email: email(), roles: ['PRESCRIBER'] });
-  return { clinicId: clinic.id, admin, member, prescriber, outsider };
+  const { clinic, ...staff } = await world.staffedClinic({ name: 'Sunny Clinic', preferredBgUnits: 'MMOL_L' });
+  return { clinicId: clinic.id, ...staff };
 }
 const rolesOf = async (clinicId: string, userId: string) =>
   (await clinicians.get(as(AS_SERVER), clinicId, userId)).roles;

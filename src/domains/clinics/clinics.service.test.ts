@@ -24,20 +24,7 @@ const as = (principal: Principal) => world.scope(principal);
 const FIELDS: ClinicFields = { name: 'Sunny Clinic', preferredBgUnits: 'MG_DL' };
 
 /** A clinic created by its admin, with a member and a prescriber added by a server. */
-async function clinicOf() {
-  const [admin, member, prescriber, outsider] = await Promise.all([1, 2, 3, 4].map(() => world.account()));
-  const clinic = await clinics.create(as(asUser(admin)), FIELDS);
-  for (const [userId, role] of [
-    [member, 'CLINIC_MEMBER'],
-    [prescriber, 'PRESCRIBER'],
-  ])
-    await world.services.clinicians.create(as(AS_SERVER), clinic.id, {
-      userId,
-      email: `${userId}@example.org`,
-      roles: [role],
-    });
-  return { clinic, admin, member, prescriber, outsider };
-}
+const clinicOf = () => world.staffedClinic(FIELDS);
 
 describe('creating a clinic', () => {
   it('makes its creator its only admin, on the free tier, with a share code', async () => {

@@ -22,18 +22,8 @@ const as = (principal: Principal) => world.scope(principal);
 
 /** A clinic (created by its admin) with a member and a prescriber, and a user who is not yet its patient. */
 async function clinicOf() {
-  const [admin, member, prescriber, user, outsider] = await Promise.all([1, 2, 3, 4, 5].map(() => world.account()));
-  const clinic = await world.services.clinics.create(as(asUser(admin)), { name: 'Clinic', preferredBgUnits: 'MG_DL' });
-  for (const [userId, role] of [
-    [member, 'CLINIC_MEMBER'],
-    [prescriber, 'PRESCRIBER'],
-  ])
-    await world.services.clinicians.create(as(AS_SERVER), clinic.id, {
-      userId,
-      email: `${userId}@example.org`,
-      roles: [role],
-    });
-  return { clinicId: clinic.id, shareCode: clinic.shareCode, admin, member, prescriber, user, outsider };
+  const [{ clinic, ...staff }, user] = await Promise.all([world.staffedClinic(), world.account()]);
+  return { clinicId: clinic.id, shareCode: clinic.shareCode, user, ...staff };
 }
 
 describe('a user inviting a clinic', () => {

@@ -27,19 +27,9 @@ const BY_NAME = { field: 'fullName', descending: false } as const;
 
 /** A clinic (created by its admin) with a member, a prescriber, a patient added by a server, and an outsider. */
 async function clinicOf() {
-  const [admin, member, prescriber, patient, outsider] = await Promise.all([1, 2, 3, 4, 5].map(() => world.account()));
-  const clinic = await world.services.clinics.create(as(asUser(admin)), { name: 'Clinic', preferredBgUnits: 'MG_DL' });
-  for (const [userId, role] of [
-    [member, 'CLINIC_MEMBER'],
-    [prescriber, 'PRESCRIBER'],
-  ])
-    await world.services.clinicians.create(as(AS_SERVER), clinic.id, {
-      userId,
-      email: `${userId}@example.org`,
-      roles: [role],
-    });
+  const [{ clinic, ...staff }, patient] = await Promise.all([world.staffedClinic(), world.account()]);
   await patients.add(as(AS_SERVER), clinic.id, patient, { fullName: 'Pat Ient', permissions: ['view'] });
-  return { clinicId: clinic.id, admin, member, prescriber, patient, outsider };
+  return { clinicId: clinic.id, patient, ...staff };
 }
 const namesIn = async (clinicId: string, filter = {}, order: { field: 'fullName'; descending: boolean } = BY_NAME) =>
   (await patients.list(as(AS_SERVER), clinicId, filter, order, null, null)).page.nodes.map((row) => row.fullName);

@@ -29,17 +29,7 @@ const DEXCOM = { dataSourceId: 'a'.repeat(24), providerName: 'dexcom', state: 'c
 
 /** A clinic (created by its admin) with a member, a prescriber and a tag, and an account that is nobody's patient. */
 async function clinicOf() {
-  const [admin, member, prescriber, outsider] = await Promise.all([1, 2, 3, 4].map(() => world.account()));
-  const clinic = await world.services.clinics.create(as(asUser(admin)), { name: 'Clinic', preferredBgUnits: 'MG_DL' });
-  for (const [userId, role] of [
-    [member, 'CLINIC_MEMBER'],
-    [prescriber, 'PRESCRIBER'],
-  ])
-    await world.services.clinicians.create(as(AS_SERVER), clinic.id, {
-      userId,
-      email: `${userId}@example.org`,
-      roles: [role],
-    });
+  const { clinic, admin, member, prescriber, outsider } = await world.staffedClinic();
   const tag = await world.services.patientTags.create(as(asUser(admin)), clinic.id, 'Watch');
   const request: TideRequest = { period: '14d', tags: [tag.id], lastDataCutoff: new Date(Date.now() - 86_400_000) };
   return { clinicId: clinic.id, tagId: tag.id, request, admin, member, prescriber, outsider };

@@ -58,6 +58,22 @@ describe('the read entries’ writer', () => {
     expect(await operationsOf('subject01')).toEqual(Array.from({ length: 30 }, (_, index) => `read-${index}`));
   });
 
+  it('keeps every column of every row as handed over, nulls, quotes and object ids of any number included', async () => {
+    const writer = new GroupedEntryWriter(() => orm.em.fork(), createLogger('silent'));
+    const rows: EntryRow[] = [
+      { ...entry('subject05', 'GET /v1/users/:userId'), object_ids: ['a,b', '{"c"}', 'back\\slash', 'NULL'] },
+      { ...entry('subject05', 'readBlob'), actor_user_id: null, actor_is_server: true, client_id: null },
+      { ...entry('subject05', 'listPatients'), clinic_id: '0123456789abcdef01234567', outcome: 'REFUSED' },
+    ];
+    await writer.write(rows);
+    await writer.flush();
+    const stored = await database.query(
+      `select subject_id, actor_user_id, actor_is_server, client_id, clinic_id, operation, object_ids, outcome, request_id
+         from access_log where subject_id = 'subject05' order by id`,
+    );
+    expect(stored).toEqual(rows);
+  });
+
   it('answers at once while the database cannot be reached, and writes the entries once it can', async () => {
     const { logger, told } = keepingLogger();
     const writer = new GroupedEntryWriter(() => orm.em.fork(), logger);

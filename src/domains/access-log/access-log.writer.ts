@@ -4,6 +4,7 @@ import { isDatabaseUnavailable } from '../../infra/database/availability';
 import { executeBound } from '../../infra/database/orm';
 import type { Logger } from '../../infra/logger';
 import { servedScope, type AccessOutcome, type AccessSink } from '../../kernel/access-trail';
+import { arrayLiteral } from '../../kernel/sql';
 
 /** An access_log row as written (the table numbers and dates it). */
 export interface EntryRow {
@@ -19,19 +20,34 @@ export interface EntryRow {
 }
 
 /**
- * Rows in one statement: they travel as one JSON parameter, whatever their number. With
- * `waitForDisk` false the statement's own transaction commits without waiting for the WAL flush
- * (set_config(..., true) lasts until that commit), in the same single round trip.
+ * Rows in one statement: they travel as one array per column, whatever their number (PostgreSQL
+ * reads arrays of plain values faster than a JSON document of objects: the bench's 100-entry reads
+ * write a batch for every request). A row's object ids travel as the text of a PostgreSQL array,
+ * since one array parameter cannot hold arrays of different lengths. With `waitForDisk` false the
+ * statement's own transaction commits without waiting for the WAL flush (set_config(..., true)
+ * lasts until that commit), in the same single round trip.
  */
 async function insertRows(em: EntityManager, rows: readonly EntryRow[], waitForDisk = true): Promise<void> {
+  const column = <Key extends keyof EntryRow>(key: Key) => rows.map((row) => row[key]);
   await executeBound(
     em,
     `insert into access_log (subject_id, actor_user_id, actor_is_server, client_id, clinic_id, operation, object_ids, outcome, request_id)
-     select e.subject_id, e.actor_user_id, e.actor_is_server, e.client_id, e.clinic_id, e.operation, e.object_ids, e.outcome, e.request_id
-       from (select set_config('synchronous_commit', $2, true)) as commit_setting,
-            jsonb_to_recordset($1::jsonb) as e(subject_id text, actor_user_id text, actor_is_server boolean, client_id text,
-                                               clinic_id text, operation text, object_ids text[], outcome text, request_id text)`,
-    [JSON.stringify(rows), waitForDisk ? 'on' : 'off'],
+     select e.subject_id, e.actor_user_id, e.actor_is_server, e.client_id, e.clinic_id, e.operation, e.object_ids::text[], e.outcome, e.request_id
+       from (select set_config('synchronous_commit', $10, true)) as commit_setting,
+            unnest($1::text[], $2::text[], $3::boolean[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
+              as e(subject_id, actor_user_id, actor_is_server, client_id, clinic_id, operation, object_ids, outcome, request_id)`,
+    [
+      column('subject_id'),
+      column('actor_user_id'),
+      column('actor_is_server'),
+      column('client_id'),
+      column('clinic_id'),
+      column('operation'),
+      rows.map((row) => arrayLiteral(row.object_ids)),
+      column('outcome'),
+      column('request_id'),
+      waitForDisk ? 'on' : 'off',
+    ],
   );
 }
 

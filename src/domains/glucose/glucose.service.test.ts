@@ -10,6 +10,8 @@ import {
 } from '../../../test/support/domain-services';
 import { ANONYMOUS, type Principal } from '../../kernel/principal';
 import type { GlucoseService } from './glucose.service';
+import { exportPeriod } from './summary/export';
+import { PERIODS, type PeriodKey, type SummaryPeriods } from './summary/periods';
 
 let world: DomainWorld;
 let glucose: GlucoseService;
@@ -168,6 +170,21 @@ describe('summaries', () => {
     expect(incremental.map((row) => row.kind)).toEqual(['cgm']);
     await glucose.rebuildSummaries(as(AS_SERVER), userId);
     expect(await stored()).toEqual(incremental);
+  });
+
+  it('readers get each period and the one before it as clinics see them (exportPeriod of the stored summary)', async () => {
+    const { userId } = await userWithReadings(400);
+    const [stored] = await world.database.query(
+      "select periods from glucose_summaries where user_id = $1 and kind = 'cgm'",
+      [userId],
+    );
+    const { periods, offsetPeriods } = stored.periods as SummaryPeriods;
+    for (const [key, days] of Object.entries(PERIODS) as [PeriodKey, number][]) {
+      const [summary] = (await glucose.summariesOf(as(asUser(userId)), userId, key))!;
+      expect(summary!.dates.lastData).toEqual(new Date(NOW));
+      expect(summary!.period).toEqual(exportPeriod(periods[key], days, 'cgm'));
+      expect(await summary!.previous).toEqual(exportPeriod(offsetPeriods[key], days, 'cgm'));
+    }
   });
 
   it('only a server rebuilds them', async () => {

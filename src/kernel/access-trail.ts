@@ -45,12 +45,14 @@ export class AccessTrail {
 
   record(event: Omit<AccessEvent, 'operation'>): void {
     if (!this.sink) return;
-    const entry = { ...event, operation: this.operation };
-    // A nested query asks about the same account many times; one entry says it.
-    const key = JSON.stringify([entry.subjectId, entry.outcome, entry.operation, entry.objectIds, entry.clinicId]);
+    const { subjectId, outcome, objectIds, clinicId } = event;
+    // A nested query asks about the same account many times; one entry says it. (A joined key,
+    // not JSON: a read of 100 accounts records 100 decisions, and this runs for each. Ids and
+    // operation names hold no NUL.)
+    const key = `${subjectId}\0${outcome}\0${this.operation}\0${clinicId}\0${objectIds.join('\0')}`;
     if (this.seen.has(key)) return;
     this.seen.add(key);
-    this.pending.push(entry);
+    this.pending.push({ subjectId, outcome, operation: this.operation, objectIds, clinicId });
   }
 
   /** Writes what was recorded since the last write, within `em` (the request's, or a transaction's). */

@@ -58,6 +58,19 @@ describe('the read entries’ writer', () => {
     expect(await operationsOf('subject01')).toEqual(Array.from({ length: 30 }, (_, index) => `read-${index}`));
   });
 
+  it('writes entries handed over one after another in one INSERT, without being asked to', async () => {
+    const writer = new GroupedEntryWriter(() => orm.em.fork(), createLogger('silent'));
+    // Handed over one after another (the first would otherwise start its INSERT at once).
+    for (const index of [0, 1, 2]) void writer.write([entry('subject06', `read-${index}`)]);
+    // No flush: the writer writes on its own, and each INSERT is one transaction (one xmin).
+    let rows: Record<string, unknown>[] = [];
+    while (rows.length < 3) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      rows = await database.query("select xmin::text as tx from access_log where subject_id = 'subject06'");
+    }
+    expect(new Set(rows.map((row) => row.tx)).size).toBe(1);
+  });
+
   it('keeps every column of every row as handed over, nulls, quotes and object ids of any number included', async () => {
     const writer = new GroupedEntryWriter(() => orm.em.fork(), createLogger('silent'));
     const rows: EntryRow[] = [

@@ -31,7 +31,8 @@ const LEGACY_ENUMS: Record<string, LegacyEnum> = {
   SummaryPeriod: SUMMARY_PERIOD,
 };
 
-const SCALARS: Record<string, JsonSchema> = {
+/** The JSON Schema of each GraphQL scalar the schema's inputs use (the GraphQL fuzz cases read it too). */
+export const SCALAR_SCHEMAS: Record<string, JsonSchema> = {
   String: { type: 'string' },
   ID: { type: 'string' },
   Int: { type: 'integer' },
@@ -54,7 +55,7 @@ function typeSchema(type: GraphQLInputType): JsonSchema {
     const legacy = LEGACY_ENUMS[inner.name];
     schema = { type: 'string', enum: legacy ? legacy.legacyValues : inner.getValues().map((value) => value.name) };
   } else if (isInputObjectType(inner)) schema = inputObjectSchema(inner.name, inner.getFields(), []);
-  else if (isScalarType(inner)) schema = SCALARS[inner.name] ?? { description: inner.description ?? inner.name };
+  else if (isScalarType(inner)) schema = SCALAR_SCHEMAS[inner.name] ?? { description: inner.description ?? inner.name };
   else throw new Error(`no JSON Schema for ${String(inner)}`);
   return nullable ? orNull(schema) : schema;
 }

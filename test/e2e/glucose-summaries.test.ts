@@ -5,6 +5,7 @@ import { eventually } from '../support/eventually';
 import { newClinic } from '../support/clinics';
 import { expectMatchesOperation } from '../support/openapi';
 import { call, graphql } from '../support/http';
+import { cbg } from '../support/glucose';
 
 /**
  * Summaries computed by the service from real uploads, checked against plain arithmetic over the
@@ -29,14 +30,6 @@ function dayOfReadings(day: number): number[] {
     return 100 + ((index * 11 + day * 3) % 90);
   });
 }
-
-const cbg = (time: number, mgdl: number) => ({
-  type: 'cbg',
-  time: new Date(time).toISOString(),
-  value: mgdl,
-  units: 'mg/dL',
-  sampleInterval: 300000,
-});
 
 async function upload(datasetId: string, records: object[]) {
   for (let start = 0; start < records.length; start += 1000) {

@@ -17,6 +17,18 @@ export interface RequestOptions {
   body?: RequestInit['body'];
 }
 
+/** A response read whole: its body parsed as JSON, or kept as text when it is not JSON. */
+export async function replyOf<T = any>(response: Response): Promise<Reply<T>> {
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = text;
+  }
+  return { status: response.status, headers: response.headers, body: parsed as T, text };
+}
+
 export async function call<T = any>(baseUrl: string, path: string, options: RequestOptions = {}): Promise<Reply<T>> {
   const headers: Record<string, string> = { ...options.headers };
   let body = options.body;
@@ -36,14 +48,7 @@ export async function call<T = any>(baseUrl: string, path: string, options: Requ
     body,
     redirect: 'manual',
   });
-  const text = await response.text();
-  let parsed: unknown = text;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {
-    parsed = text;
-  }
-  const reply = { status: response.status, headers: response.headers, body: parsed as T, text };
+  const reply = await replyOf<T>(response);
   // Every reply is checked against Islet's OpenAPI description (and Tidepool's): a mismatch fails the test that asked.
   await expectMatchesIsletDescription(baseUrl, method, path, reply);
   return reply;

@@ -8,6 +8,7 @@ import {
   startDomainWorld,
   type DomainWorld,
 } from '../../../test/support/domain-services';
+import { cbg } from '../../../test/support/glucose';
 import { ANONYMOUS, type Principal } from '../../kernel/principal';
 import type { GlucoseService } from './glucose.service';
 import { exportPeriod } from './summary/export';
@@ -28,13 +29,6 @@ const FIVE_MINUTES = 5 * 60_000;
 const NOW = Math.floor(Date.now() / FIVE_MINUTES) * FIVE_MINUTES - 60 * 60_000;
 const RANGE = { types: ['cbg', 'smbg'] as const, from: new Date(NOW - 2 * 86_400_000), to: new Date(NOW) };
 
-const cbg = (time: number, mgdl: number) => ({
-  type: 'cbg',
-  time: new Date(time).toISOString(),
-  value: mgdl,
-  units: 'mg/dL',
-  sampleInterval: 300000,
-});
 /** `count` readings five minutes apart, ending at NOW. */
 const readingsUpTo = (count: number) =>
   Array.from({ length: count }, (_, index) => cbg(NOW - (count - 1 - index) * FIVE_MINUTES, 90 + (index % 80)));

@@ -17,6 +17,7 @@ import {
   type GraphQLSchema,
   type IntrospectionQuery,
 } from 'graphql';
+import { SCALAR_SCHEMAS } from '../../../rest-compat/openapi/graphql-input';
 import type { TestApp } from '../app';
 import { answerText, type Exchange, type Fuzzer } from './harness';
 import { valueOf, type JsonSchema } from './values';
@@ -111,7 +112,7 @@ export async function graphqlOperations(app: TestApp): Promise<GraphqlOperation[
     body: JSON.stringify({ query: getIntrospectionQuery() }),
   });
   const schema = buildClientSchema(((await response.json()) as { data: IntrospectionQuery }).data);
-  const scalars = { ...SCALARS, _Any: representationSchema(schema) };
+  const scalars = { ...SCALAR_SCHEMAS, _Any: representationSchema(schema) };
   const roots = [
     ['query', schema.getQueryType()],
     ['mutation', schema.getMutationType()],
@@ -120,15 +121,6 @@ export async function graphqlOperations(app: TestApp): Promise<GraphqlOperation[
     Object.values(root?.getFields() ?? {}).map((field) => operationOf(kind, field, scalars)),
   );
 }
-
-const SCALARS: Record<string, JsonSchema> = {
-  String: { type: 'string' },
-  ID: { type: 'string' },
-  Int: { type: 'integer' },
-  Float: { type: 'number' },
-  Boolean: { type: 'boolean' },
-  DateTime: { type: 'string', format: 'date-time' },
-};
 
 /** The JSON Schema of an input type as GraphQL variables spell it (enum values by their GraphQL names). */
 function inputSchemaOf(type: GraphQLInputType, scalars: Record<string, JsonSchema>): JsonSchema {

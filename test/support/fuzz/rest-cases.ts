@@ -3,7 +3,7 @@ import $RefParser from '@apidevtools/json-schema-ref-parser';
 import fc from 'fast-check';
 import type { TestApp } from '../app';
 import { answerText, type Exchange, type Fuzzer } from './harness';
-import type { Reply } from '../http';
+import { replyOf, type Reply } from '../http';
 import { expectMatchesIsletDescription } from '../openapi';
 import { anyShortText, anyText, deepValue, hostileValue, longAsciiText, valueOf, type JsonSchema } from './values';
 import { CALLERS, type Caller, type IdPools, type World } from './world';
@@ -334,14 +334,7 @@ export async function sendRestCase(
   if (token && !fuzz.bearer) headers['x-tidepool-session-token'] = token;
   const method = operation.method.toUpperCase();
   const response = await fetch(`${app.url}${path}`, { method, headers, body, redirect: 'manual' });
-  const text = await response.text();
-  let parsed: unknown = text;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {
-    parsed = text;
-  }
-  const reply: Reply = { status: response.status, headers: response.headers, body: parsed, text };
+  const reply = await replyOf(response);
   const mismatch = await expectMatchesIsletDescription(app.url, method, path, reply).then(
     () => undefined,
     (error: Error) => error.message,

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import type { JsonSchema } from '../../../rest-compat/route';
 import type { IdPools } from './world';
 
 /**
@@ -106,22 +107,20 @@ export const hugeText = huge([256, 1025, 10_001, 40_000], ['a', 'é', '😀', '\
 /** For URLs and headers, which the HTTP server bounds at 16 KiB in all. */
 export const longAsciiText = huge([256, 1025, 3_000], ['a', '9', '-']);
 
-export const anyText: fc.Arbitrary<string> = fc.oneof(
-  { weight: 3, arbitrary: fc.string({ maxLength: 24 }) },
-  { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 24 }) },
-  { weight: 2, arbitrary: fc.string({ unit: 'grapheme', maxLength: 24 }) },
-  { weight: 4, arbitrary: fc.constantFrom(...WEIRD_STRINGS, ...NUMBER_LIKE_STRINGS, ...DATE_LIKE_STRINGS) },
-  { weight: 1, arbitrary: hugeText },
-);
+/** Short text of every kind, and now and then one of `long`. */
+const textWith = (long: fc.Arbitrary<string>): fc.Arbitrary<string> =>
+  fc.oneof(
+    { weight: 3, arbitrary: fc.string({ maxLength: 24 }) },
+    { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 24 }) },
+    { weight: 2, arbitrary: fc.string({ unit: 'grapheme', maxLength: 24 }) },
+    { weight: 4, arbitrary: fc.constantFrom(...WEIRD_STRINGS, ...NUMBER_LIKE_STRINGS, ...DATE_LIKE_STRINGS) },
+    { weight: 1, arbitrary: long },
+  );
+
+export const anyText = textWith(hugeText);
 
 /** Text for a URL or a header: no length that the HTTP server itself refuses. */
-export const anyShortText: fc.Arbitrary<string> = fc.oneof(
-  { weight: 3, arbitrary: fc.string({ maxLength: 24 }) },
-  { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 24 }) },
-  { weight: 2, arbitrary: fc.string({ unit: 'grapheme', maxLength: 24 }) },
-  { weight: 4, arbitrary: fc.constantFrom(...WEIRD_STRINGS, ...NUMBER_LIKE_STRINGS, ...DATE_LIKE_STRINGS) },
-  { weight: 1, arbitrary: longAsciiText },
-);
+export const anyShortText = textWith(longAsciiText);
 
 /** `{"a":{"a":…}}` or `[[…]]`, deeper than MAX_JSON_DEPTH (32) or just below it. */
 export const deepValue: fc.Arbitrary<unknown> = fc
@@ -146,7 +145,7 @@ export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 1, arbitrary: longList },
 );
 
-export type JsonSchema = { [keyword: string]: unknown };
+export type { JsonSchema };
 
 /** Names of fields that hold ids: they get the world's ids as often as anything else. */
 const ID_FIELD = /(^id$|Id$|^userid$|Ids$|^ids$|^tags$|^key$|^token$|^representations$)/;

@@ -39,20 +39,32 @@ export class AccessTrail {
   /** The operation being served, named by the transport: a GraphQL root field or a REST route. */
   operation = 'unknown';
   private pending: AccessEvent[] = [];
-  private readonly seen = new Set<string>();
+  /**
+   * Every decision recorded, by account: a nested query asks about the same account many times,
+   * and one entry says it. Looked up without building a key: the trail lives as long as its
+   * request, and a string key per call (a read of 100 accounts asks 300 times) kept enough
+   * garbage alive across collections to cost reads more than writing their entries did.
+   */
+  private readonly seen = new Map<string, AccessEvent[]>();
 
   constructor(private readonly sink: AccessSink | null) {}
 
   record(event: Omit<AccessEvent, 'operation'>): void {
     if (!this.sink) return;
     const { subjectId, outcome, objectIds, clinicId } = event;
-    // A nested query asks about the same account many times; one entry says it. (A joined key,
-    // not JSON: a read of 100 accounts records 100 decisions, and this runs for each. Ids and
-    // operation names hold no NUL.)
-    const key = `${subjectId}\0${outcome}\0${this.operation}\0${clinicId}\0${objectIds.join('\0')}`;
-    if (this.seen.has(key)) return;
-    this.seen.add(key);
-    this.pending.push({ subjectId, outcome, operation: this.operation, objectIds, clinicId });
+    const { operation } = this;
+    const known = this.seen.get(subjectId);
+    const same = (other: AccessEvent) =>
+      other.outcome === outcome &&
+      other.operation === operation &&
+      other.clinicId === clinicId &&
+      other.objectIds.length === objectIds.length &&
+      other.objectIds.every((id, index) => id === objectIds[index]);
+    if (known?.some(same)) return;
+    const recorded: AccessEvent = { subjectId, outcome, operation, objectIds, clinicId };
+    if (known) known.push(recorded);
+    else this.seen.set(subjectId, [recorded]);
+    this.pending.push(recorded);
   }
 
   /** Writes what was recorded since the last write, within `em` (the request's, or a transaction's). */

@@ -20,6 +20,8 @@ export interface Measurement {
   floor?: string;
   /** CPU time the service process spent per request (shown only when some row has it). */
   cpuMsPerRequest?: number;
+  /** CPU time PostgreSQL's processes on this machine spent per request (shown only when some row has it). */
+  databaseCpuMsPerRequest?: number;
 }
 
 export interface LoadOptions {
@@ -34,6 +36,12 @@ export interface LoadOptions {
    * moves when something else shares the machine, so it compares runs taken on a busy machine.
    */
   cpuOf?: ChildProcess;
+  /**
+   * Measure PostgreSQL's CPU time per request too: all of its processes on this machine (none
+   * when it runs elsewhere), background writers included, so a row that makes the database
+   * work harder shows it even where throughput is too noisy to.
+   */
+  databaseCpu?: boolean;
 }
 
 export const BENCH_SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -49,9 +57,26 @@ function cpuTimeMs(process: ChildProcess): number {
   return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
 }
 
+/** CPU time of every process named `postgres` on this machine so far, in milliseconds. */
+function postgresCpuTimeMs(): number {
+  let total = 0;
+  for (const pid of fs.readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (!stat.includes('(postgres)')) continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      total += (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return total;
+}
+
 /** Drives `url` over loopback with autocannon; any non-2xx answer counts as an error. */
 export async function load(name: string, options: LoadOptions, floor?: string): Promise<Measurement> {
   const cpuBefore = options.cpuOf && cpuTimeMs(options.cpuOf);
+  const databaseCpuBefore = options.databaseCpu ? postgresCpuTimeMs() : undefined;
   const result = await autocannon({
     url: options.url,
     method: options.method ?? 'GET',
@@ -69,6 +94,8 @@ export async function load(name: string, options: LoadOptions, floor?: string): 
     floor,
     cpuMsPerRequest:
       cpuBefore === undefined ? undefined : (cpuTimeMs(options.cpuOf!) - cpuBefore) / result.requests.total,
+    databaseCpuMsPerRequest:
+      databaseCpuBefore === undefined ? undefined : (postgresCpuTimeMs() - databaseCpuBefore) / result.requests.total,
   };
 }
 
@@ -131,6 +158,7 @@ export function printTable(rows: Measurement[]): void {
   const byName = new Map(rows.map((row) => [row.name, row]));
   const withMiB = rows.some((row) => row.mibPerSecond !== undefined);
   const withCpu = rows.some((row) => row.cpuMsPerRequest !== undefined);
+  const withDatabaseCpu = rows.some((row) => row.databaseCpuMsPerRequest !== undefined);
   const header = [
     'benchmark',
     'req/s',
@@ -140,6 +168,7 @@ export function printTable(rows: Measurement[]): void {
     'errors',
     'ratio to floor',
     ...(withCpu ? ['service CPU ms/req'] : []),
+    ...(withDatabaseCpu ? ['PostgreSQL CPU ms/req'] : []),
     'notes',
   ];
   const lines = rows.map((row) => {
@@ -156,6 +185,7 @@ export function printTable(rows: Measurement[]): void {
       String(row.errors),
       ratio,
       ...(withCpu ? [row.cpuMsPerRequest?.toFixed(1) ?? '-'] : []),
+      ...(withDatabaseCpu ? [row.databaseCpuMsPerRequest?.toFixed(1) ?? '-'] : []),
       row.notes ?? '',
     ];
   });

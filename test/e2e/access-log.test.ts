@@ -217,8 +217,11 @@ describe('the access log', () => {
 
   it('loses entries only to the retention sweep, once they are older than the retention', async () => {
     await app.database.query(
-      `insert into access_log (at, subject_id, actor_user_id, actor_is_server, client_id, clinic_id, operation, object_ids, outcome, request_id)
-       values (now() - interval '7 years', $1, null, true, 'bench', null, 'user', '{}', 'ALLOWED', 'long-ago')`,
+      `with record as (
+         insert into access_log_records (at, actor_user_id, actor_is_server, client_id, clinic_id, operation, outcome, request_id, subject_ids, object_ids)
+         values (now() - interval '7 years', null, true, 'bench', null, 'user', 'ALLOWED', 'long-ago', array[$1::text], array['{}'])
+         returning id)
+       insert into access_log_entries (subject_id, id) select $1::text, id * 4096 from record`,
       [patient.userid],
     );
     const before = await restEntries(patient.userid, server);

@@ -7,7 +7,7 @@ import { rowDate } from '../../kernel/sql';
 import { assertUserId } from '../../kernel/validation';
 import type { AccessPolicy } from '../permissions/access-policy';
 import { mayNameAccessor } from './access-log.rules';
-import type { EntryRow } from './access-log.writer';
+import { ENTRY_SLOTS } from './access-log.writer';
 
 /** An access log entry as a reader sees it: ids, and the accessor's login name where the reader may see it. */
 export interface AccessLogEntry {
@@ -43,8 +43,57 @@ export type ClinicAdminCheck = (scope: Scope, clinicId: string) => Promise<void>
 /** Login names of accounts by id, without access checks (names are shown only as mayNameAccessor allows). */
 export type AccountNames = (scope: Scope, userIds: readonly string[]) => Promise<Map<string, string>>;
 
-/** An access_log row as read: as written, with its id and time. */
-type StoredEntryRow = EntryRow & { id: string | number; at: Date | string };
+/** An entry as read: its record's columns, with the entry's own id, account and object ids. */
+interface StoredEntryRow {
+  id: string | number;
+  at: Date | string;
+  subject_id: string;
+  actor_user_id: string | null;
+  actor_is_server: boolean;
+  client_id: string | null;
+  clinic_id: string | null;
+  operation: string;
+  object_ids: string[];
+  outcome: AccessOutcome;
+  request_id: string;
+}
+
+/** The columns of a record every entry read shows (the record is `r`). */
+const RECORD_COLUMNS =
+  'r.at, r.actor_user_id, r.actor_is_server, r.client_id, r.clinic_id, r.operation, r.outcome, r.request_id';
+
+/**
+ * A page of a log, newest first, and its count, as SQL over conditions on the record (`r`):
+ * - a user's: the backward range of `access_log_entries`' primary key from the cursor, each
+ *   entry's record found by its id (the filters then read the record);
+ * - a clinic's: the backward range of the records' clinic index, each record's accounts in turn.
+ * `$1` is the owner; `after` and `first` follow the filter's parameters.
+ */
+const LOGS = {
+  user: {
+    page: (where: string, after: string | null, limit: number) =>
+      `select e.id, e.subject_id, ${RECORD_COLUMNS}, r.object_ids[e.id % ${ENTRY_SLOTS} + 1]::text[] as object_ids
+         from access_log_entries e join access_log_records r on r.id = e.id / ${ENTRY_SLOTS}
+        where e.subject_id = $1 and ${where} ${after ? `and e.id < ${after}` : ''}
+        order by e.id desc limit ${limit}`,
+    // Without a filter the count reads the key alone.
+    count: (where: string) =>
+      where === 'true'
+        ? 'select count(*)::int as n from access_log_entries e where e.subject_id = $1'
+        : `select count(*)::int as n from access_log_entries e join access_log_records r on r.id = e.id / ${ENTRY_SLOTS}
+            where e.subject_id = $1 and ${where}`,
+  },
+  clinic: {
+    page: (where: string, after: string | null, limit: number) =>
+      `select r.id * ${ENTRY_SLOTS} + s.position - 1 as id, s.subject_id, ${RECORD_COLUMNS}, s.object_ids::text[] as object_ids
+         from access_log_records r, unnest(r.subject_ids, r.object_ids) with ordinality as s(subject_id, object_ids, position)
+        where r.clinic_id = $1 and ${where}
+          ${after ? `and r.id <= ${after} / ${ENTRY_SLOTS} and r.id * ${ENTRY_SLOTS} + s.position - 1 < ${after}` : ''}
+        order by r.id desc, s.position desc limit ${limit}`,
+    count: (where: string) =>
+      `select coalesce(sum(cardinality(r.subject_ids)), 0)::int as n from access_log_records r where r.clinic_id = $1 and ${where}`,
+  },
+};
 
 /** Cursors hold the entry id, the list's one sort key (ids only grow, so newest first is id descending). */
 const isEntryKey = (key: SortKey) => key.length === 1 && typeof key[0] === 'number' && Number.isSafeInteger(key[0]);
@@ -69,7 +118,7 @@ export class AccessLogService {
     const list = `access-log:user:${userId}:${JSON.stringify(options.filter ?? {})}`;
     const args = pageArgs(list, options.first, options.after, isEntryKey);
     await this.access.assertAllowed(scope, userId, ['custodian']);
-    return this.page(scope, list, { column: 'subject_id', value: userId }, options.filter ?? {}, args);
+    return this.page(scope, list, LOGS.user, userId, options.filter ?? {}, args);
   }
 
   /** What the clinic's clinicians did through it, newest first: its admins and servers may read it. */
@@ -81,45 +130,49 @@ export class AccessLogService {
     const list = `access-log:clinic:${clinicId}:${JSON.stringify(options.filter ?? {})}`;
     const args = pageArgs(list, options.first, options.after, isEntryKey);
     await this.assertClinicAdmin(scope, clinicId);
-    return this.page(scope, list, { column: 'clinic_id', value: clinicId }, options.filter ?? {}, args);
+    return this.page(scope, list, LOGS.clinic, clinicId, options.filter ?? {}, args);
   }
 
-  /** Removes the entries older than the retention; answers how many. */
+  /**
+   * Removes the records older than the retention, and their entries (found by the range of
+   * their ids, through the entries' BRIN index); answers how many entries.
+   */
   async sweep(scope: Pick<Scope, 'em'>, retentionDays: number): Promise<number> {
-    const { affectedRows } = await executeBound(
+    const { rows } = await executeBound(
       scope.em,
-      'delete from access_log where at < now() - make_interval(days => $1)',
+      `with gone as (delete from access_log_records where at < now() - make_interval(days => $1) returning id),
+            entries as (
+              delete from access_log_entries
+               where id >= (select min(id) from gone) * ${ENTRY_SLOTS} and id < ((select max(id) from gone) + 1) * ${ENTRY_SLOTS}
+                 and id / ${ENTRY_SLOTS} in (select id from gone)
+              returning 1)
+       select count(*)::int as n from entries`,
       [retentionDays],
     );
-    return affectedRows;
+    return rows[0]!.n as number;
   }
 
   private async page(
     scope: Scope,
     list: string,
-    owner: { column: 'subject_id' | 'clinic_id'; value: string },
+    log: (typeof LOGS)[keyof typeof LOGS],
+    owner: string,
     filter: AccessLogFilter,
     args: PageArgs,
   ): Promise<PagedList<AccessLogEntry>> {
     await this.queuedEntries();
-    const { sql, params } = conditions(owner, filter);
-    const after = args.after ? [`id < $${params.length + 1}`] : [];
-    const { rows } = await executeBound(
-      scope.em,
-      `select id, at, subject_id, actor_user_id, actor_is_server, client_id, clinic_id, operation, object_ids, outcome, request_id
-         from access_log where ${[...sql, ...after].join(' and ')}
-        order by id desc limit ${args.first + 1}`,
-      [...params, ...(args.after ?? [])],
-    );
+    const { sql, params } = conditions(filter);
+    const after = args.after ? `$${params.length + 2}::bigint` : null;
+    const { rows } = await executeBound(scope.em, log.page(sql, after, args.first + 1), [
+      owner,
+      ...params,
+      ...(args.after ?? []),
+    ]);
     const entries = await this.named(scope, rows as unknown as StoredEntryRow[]);
     return {
       page: pageOf(list, args, entries, (entry) => [Number(entry.id)]),
       count: async () => {
-        const counted = await executeBound(
-          scope.em,
-          `select count(*)::int as n from access_log where ${sql.join(' and ')}`,
-          params,
-        );
+        const counted = await executeBound(scope.em, log.count(sql), [owner, ...params]);
         return counted.rows[0]!.n as number;
       },
     };
@@ -148,21 +201,18 @@ export class AccessLogService {
   }
 }
 
-/** The WHERE conditions of a log and its filter, as `$n` SQL and parameters. */
-function conditions(
-  owner: { column: 'subject_id' | 'clinic_id'; value: string },
-  filter: AccessLogFilter,
-): { sql: string[]; params: unknown[] } {
-  const sql = [`${owner.column} = $1`];
-  const params: unknown[] = [owner.value];
+/** The filter as SQL conditions on the record `r` (`true` when none), with parameters from `$2` on. */
+function conditions(filter: AccessLogFilter): { sql: string; params: unknown[] } {
+  const sql: string[] = [];
+  const params: unknown[] = [];
   const add = (condition: string, value: unknown) => {
     params.push(value);
-    sql.push(condition.replace('?', `$${params.length}`));
+    sql.push(condition.replace('?', `$${params.length + 1}`));
   };
   if (filter.startAt && filter.endAt && filter.startAt >= filter.endAt)
     throw invalid('filter.startAt must be before filter.endAt', 'filter.startAt');
-  if (filter.outcome) add('outcome = ?', filter.outcome);
-  if (filter.startAt) add('at >= ?', filter.startAt);
-  if (filter.endAt) add('at < ?', filter.endAt);
-  return { sql, params };
+  if (filter.outcome) add('r.outcome = ?', filter.outcome);
+  if (filter.startAt) add('r.at >= ?', filter.startAt);
+  if (filter.endAt) add('r.at < ?', filter.endAt);
+  return { sql: sql.length ? sql.join(' and ') : 'true', params };
 }

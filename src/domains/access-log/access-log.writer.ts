@@ -1,93 +1,112 @@
 import type { EventSubscriber, TransactionEventArgs } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { isDatabaseUnavailable } from '../../infra/database/availability';
-import { executeBound } from '../../infra/database/orm';
+import { executeBound, executePrepared } from '../../infra/database/orm';
 import type { Logger } from '../../infra/logger';
-import { servedScope, type AccessOutcome, type AccessSink } from '../../kernel/access-trail';
+import { servedScope, type AccessEvent, type AccessOutcome, type AccessSink } from '../../kernel/access-trail';
+import type { Principal } from '../../kernel/principal';
 import { arrayLiteral } from '../../kernel/sql';
 
-/** An access_log row as written (the table numbers and dates it). */
-export interface EntryRow {
-  subject_id: string;
+/**
+ * An access_log_records row as written (the table numbers and dates it): what one request did,
+ * of one kind (operation, outcome, clinic), to each account in `subject_ids`.
+ */
+export interface RecordRow {
   actor_user_id: string | null;
   actor_is_server: boolean;
   client_id: string | null;
   clinic_id: string | null;
   operation: string;
-  object_ids: readonly string[];
   outcome: AccessOutcome;
   request_id: string;
+  /** At most ENTRY_SLOTS accounts. */
+  subject_ids: string[];
+  /** The object ids the operation named of the account at the same position of `subject_ids`. */
+  object_ids: (readonly string[])[];
 }
+
+/** The accounts one record holds at most: an entry's id is its record's id × ENTRY_SLOTS + its position. */
+export const ENTRY_SLOTS = 4096;
+
+const entriesIn = (records: readonly RecordRow[]) =>
+  records.reduce((sum, record) => sum + record.subject_ids.length, 0);
 
 /**
- * Rows in one statement: they travel as one array per column, whatever their number (PostgreSQL
- * reads arrays of plain values faster than a JSON document of objects: about 15% less work per
- * 100-row INSERT in pgbench, and a read of 100 accounts writes 100 entries). A row's object ids travel as the text of a PostgreSQL array,
- * since one array parameter cannot hold arrays of different lengths. With `waitForDisk` false the
- * statement's own transaction commits without waiting for the WAL flush (set_config(..., true)
- * lasts until that commit), in the same single round trip.
+ * Records and their entries in one statement (one round trip): the records travel as one array
+ * per column, whatever their number (PostgreSQL reads arrays of plain values faster than a JSON
+ * document of objects), and each record's accounts become its entries in the same statement. A
+ * record's accounts and object ids travel as the text of PostgreSQL arrays, since one array
+ * parameter cannot hold arrays of different lengths. `$10` 'off' commits the statement's own
+ * transaction without waiting for the WAL flush (set_config(..., true) lasts until that commit).
  */
-async function insertRows(em: EntityManager, rows: readonly EntryRow[], waitForDisk = true): Promise<void> {
+const INSERT_RECORDS = `with record as (
+    insert into access_log_records (actor_user_id, actor_is_server, client_id, clinic_id, operation, outcome, request_id, subject_ids, object_ids)
+    select r.actor_user_id, r.actor_is_server, r.client_id, r.clinic_id, r.operation, r.outcome, r.request_id, r.subject_ids::text[], r.object_ids::text[]
+      from (select set_config('synchronous_commit', $10, true)) as commit_setting,
+           unnest($1::text[], $2::boolean[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
+             as r(actor_user_id, actor_is_server, client_id, clinic_id, operation, outcome, request_id, subject_ids, object_ids)
+    returning id, subject_ids)
+  insert into access_log_entries (subject_id, id)
+  select subject.id, record.id * ${ENTRY_SLOTS} + subject.position - 1
+    from record, unnest(record.subject_ids) with ordinality as subject(id, position)`;
+
+/** INSERT_RECORDS' parameters. */
+function insertParams(records: readonly RecordRow[], waitForDisk: boolean): string[] {
   // As array literals made here: the driver's own conversion escapes every element with two
   // regular expressions, which profiled as the largest part of recording in the service.
-  const column = <Key extends Exclude<keyof EntryRow, 'object_ids'>>(key: Key) =>
-    arrayLiteral(rows.map((row) => row[key]));
-  await executeBound(
-    em,
-    `insert into access_log (subject_id, actor_user_id, actor_is_server, client_id, clinic_id, operation, object_ids, outcome, request_id)
-     select e.subject_id, e.actor_user_id, e.actor_is_server, e.client_id, e.clinic_id, e.operation, e.object_ids::text[], e.outcome, e.request_id
-       from (select set_config('synchronous_commit', $10, true)) as commit_setting,
-            unnest($1::text[], $2::text[], $3::boolean[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
-              as e(subject_id, actor_user_id, actor_is_server, client_id, clinic_id, operation, object_ids, outcome, request_id)`,
-    [
-      column('subject_id'),
-      column('actor_user_id'),
-      column('actor_is_server'),
-      column('client_id'),
-      column('clinic_id'),
-      column('operation'),
-      arrayLiteral(rows.map((row) => arrayLiteral(row.object_ids))),
-      column('outcome'),
-      column('request_id'),
-      waitForDisk ? 'on' : 'off',
-    ],
-  );
+  const column = <Key extends Exclude<keyof RecordRow, 'subject_ids' | 'object_ids'>>(key: Key) =>
+    arrayLiteral(records.map((record) => record[key]));
+  return [
+    column('actor_user_id'),
+    column('actor_is_server'),
+    column('client_id'),
+    column('clinic_id'),
+    column('operation'),
+    column('outcome'),
+    column('request_id'),
+    arrayLiteral(records.map((record) => arrayLiteral(record.subject_ids))),
+    arrayLiteral(records.map((record) => arrayLiteral(record.object_ids.map((ids) => arrayLiteral(ids))))),
+    waitForDisk ? 'on' : 'off',
+  ];
 }
 
-/** The most rows one INSERT carries; more wait for the next. */
-const MAX_BATCH_ROWS = 5000;
+/** The most entries one INSERT carries; more wait for the next. */
+const MAX_BATCH_ENTRIES = 5000;
 /**
  * The most entries waiting for their INSERT before requests wait too: memory stays bounded
  * when the database is slow or away.
  */
-const MAX_QUEUED_ROWS = 50_000;
+const MAX_QUEUED_ENTRIES = 50_000;
 /** Wait before writing again after the database could not be reached. */
 const RETRY_DELAY_MS = 500;
 /**
- * How long rows gather before an INSERT, unless a reader is waiting or a batch is full. Without
- * it a busy instance wrote an INSERT (a transaction of its own) for nearly every request: at
- * 2,000 one-entry reads a second, statement and commit overhead made recording cost 14%.
+ * How long records gather before an INSERT, unless a reader is waiting or a batch is full.
+ * Without it a busy instance wrote an INSERT (a transaction of its own) for nearly every
+ * request: at 2,000 one-entry reads a second, statement and commit overhead made recording cost 14%.
  */
 const GATHER_MS = 10;
 
 /**
- * The entries of reads, from every request, written together in the background: a request hands
- * its rows over and its answer goes out at once (unless MAX_QUEUED_ROWS are already waiting);
- * rows gather for GATHER_MS (or while the previous INSERT runs) and go in one. Answers used to wait
- * for their INSERT: on the bench's read paths that cost a quarter of their throughput
- * (test/bench/scenarios/access-log.ts), against the 10% the access log may cost.
+ * The records of reads, from every request, written together in the background: a request hands
+ * its records over and its answer goes out at once (unless MAX_QUEUED_ENTRIES are already
+ * waiting); records gather for GATHER_MS (or while the previous INSERT runs) and go in one.
+ * Answers used to wait for their INSERT: on the bench's read paths that cost a quarter of their
+ * throughput (test/bench/scenarios/access-log.ts), against the 10% the access log may cost.
  *
  * What is not yet written: reading the log first waits for everything handed over before
  * (`flush`), so a request sees the entries of the requests this instance answered before it;
- * a database that cannot be reached keeps the rows queued and tried again; stopping the service
- * writes what is queued (`close`). The INSERT commits without waiting for the disk (synchronous_commit
- * off, for its transaction only). So what a crash can lose is the entries of the last moments:
- * of the service process (those still queued) or of PostgreSQL itself (not yet flushed to the
- * WAL); never a change's, which are written in the change's own, fully durable, transaction.
+ * a database that cannot be reached keeps the records queued and tried again; stopping the
+ * service writes what is queued (`close`). The INSERT commits without waiting for the disk
+ * (synchronous_commit off, for its transaction only). So what a crash can lose is the entries of
+ * the last moments: of the service process (those still queued) or of PostgreSQL itself (not yet
+ * flushed to the WAL); never a change's, which are written in the change's own, fully durable,
+ * transaction.
  */
 export class GroupedEntryWriter {
-  private queue: EntryRow[] = [];
-  /** Rows ever handed over, and rows ever written (or given up): a flush waits for the first to reach the second. */
+  private queue: RecordRow[] = [];
+  /** Entries in `queue`. */
+  private queued = 0;
+  /** Entries ever handed over, and entries ever written (or given up): a flush waits for the first to reach the second. */
   private handedOver = 0;
   private settled = 0;
   private flushes: { upTo: number; done: () => void }[] = [];
@@ -102,15 +121,17 @@ export class GroupedEntryWriter {
     private readonly logger: Logger,
   ) {}
 
-  write(rows: readonly EntryRow[]): Promise<void> {
-    this.queue.push(...rows);
-    this.handedOver += rows.length;
+  write(records: readonly RecordRow[]): Promise<void> {
+    const entries = entriesIn(records);
+    this.queue.push(...records);
+    this.queued += entries;
+    this.handedOver += entries;
     if (!this.writing) void this.drain();
-    else if (this.queue.length >= MAX_BATCH_ROWS) this.stopGathering?.();
-    return this.queue.length > MAX_QUEUED_ROWS ? this.flush() : Promise.resolve();
+    else if (this.queued >= MAX_BATCH_ENTRIES) this.stopGathering?.();
+    return this.queued > MAX_QUEUED_ENTRIES ? this.flush() : Promise.resolve();
   }
 
-  /** Resolves once every row handed over before the call is written. */
+  /** Resolves once every entry handed over before the call is written. */
   flush(): Promise<void> {
     if (this.settled >= this.handedOver) return Promise.resolve();
     this.stopGathering?.();
@@ -125,27 +146,29 @@ export class GroupedEntryWriter {
     clearTimeout(timer);
     if (!gaveUp) return;
     this.abandoned = true;
-    this.logger.error({ entries: this.queue.length }, 'access log entries were lost at shutdown');
+    this.logger.error({ entries: this.queued }, 'access log entries were lost at shutdown');
   }
 
   private async drain(): Promise<void> {
     this.writing = true;
     while (this.queue.length && !this.abandoned) {
-      if (!this.flushes.length && this.queue.length < MAX_BATCH_ROWS) await this.gather();
-      const batch = this.queue.slice(0, MAX_BATCH_ROWS);
+      if (!this.flushes.length && this.queued < MAX_BATCH_ENTRIES) await this.gather();
+      const batch = this.nextBatch();
+      const entries = entriesIn(batch);
       try {
-        await insertRows(this.em(), batch, false);
+        await executePrepared(this.em(), 'access_log_insert_records', INSERT_RECORDS, insertParams(batch, false));
       } catch (error) {
         if (isDatabaseUnavailable(error)) {
-          this.logger.warn({ err: error, entries: this.queue.length }, 'access log entries wait for the database');
+          this.logger.warn({ err: error, entries: this.queued }, 'access log entries wait for the database');
           await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS).unref());
           continue;
         }
         // A statement PostgreSQL refused would be refused again: the batch is logged and given up.
-        this.logger.error({ err: error, entries: batch.length }, 'access log entries could not be written');
+        this.logger.error({ err: error, entries }, 'access log entries could not be written');
       }
       this.queue.splice(0, batch.length);
-      this.settled += batch.length;
+      this.queued -= entries;
+      this.settled += entries;
       const due = this.flushes.filter((flush) => flush.upTo <= this.settled);
       this.flushes = this.flushes.filter((flush) => flush.upTo > this.settled);
       due.forEach((flush) => flush.done());
@@ -153,7 +176,16 @@ export class GroupedEntryWriter {
     this.writing = false;
   }
 
-  /** Waits GATHER_MS for more rows, or less if stopGathering is called. */
+  /** The records at the head of the queue, up to MAX_BATCH_ENTRIES entries (at least one record). */
+  private nextBatch(): RecordRow[] {
+    let entries = this.queue[0]!.subject_ids.length;
+    let end = 1;
+    while (end < this.queue.length && entries + this.queue[end]!.subject_ids.length <= MAX_BATCH_ENTRIES)
+      entries += this.queue[end++]!.subject_ids.length;
+    return this.queue.slice(0, end);
+  }
+
+  /** Waits GATHER_MS for more records, or less if stopGathering is called. */
   private gather(): Promise<void> {
     return new Promise((resolve) => {
       const timer = setTimeout(() => this.stopGathering?.(), GATHER_MS);
@@ -167,24 +199,46 @@ export class GroupedEntryWriter {
 }
 
 /**
- * The access trail's sink: inside a transaction (a change), the entries go into it; otherwise
+ * A request's decisions as records: one per kind of decision (operation, outcome, clinic) in the
+ * order first met, each holding up to ENTRY_SLOTS accounts (a server reading 100 accounts
+ * writes one record of 100 entries).
+ */
+export function recordsOf(principal: Principal, requestId: string, events: readonly AccessEvent[]): RecordRow[] {
+  const open = new Map<string, RecordRow>();
+  const records: RecordRow[] = [];
+  for (const event of events) {
+    const kind = `${event.operation}\0${event.outcome}\0${event.clinicId}`;
+    let record = open.get(kind);
+    if (!record || record.subject_ids.length === ENTRY_SLOTS) {
+      record = {
+        actor_user_id: principal.userId,
+        actor_is_server: principal.isServer,
+        client_id: principal.clientId,
+        clinic_id: event.clinicId,
+        operation: event.operation,
+        outcome: event.outcome,
+        request_id: requestId,
+        subject_ids: [],
+        object_ids: [],
+      };
+      open.set(kind, record);
+      records.push(record);
+    }
+    record.subject_ids.push(event.subjectId);
+    record.object_ids.push(event.objectIds);
+  }
+  return records;
+}
+
+/**
+ * The access trail's sink: inside a transaction (a change), the records go into it; otherwise
  * (reads) through the grouped writer.
  */
 export function accessSink(grouped: GroupedEntryWriter): AccessSink {
   return async (em, { principal, requestId }, events) => {
-    const rows = events.map((event) => ({
-      subject_id: event.subjectId,
-      actor_user_id: principal.userId,
-      actor_is_server: principal.isServer,
-      client_id: principal.clientId,
-      clinic_id: event.clinicId,
-      operation: event.operation,
-      object_ids: event.objectIds,
-      outcome: event.outcome,
-      request_id: requestId,
-    }));
-    if (em.getTransactionContext()) await insertRows(em, rows);
-    else await grouped.write(rows);
+    const records = recordsOf(principal, requestId, events);
+    if (em.getTransactionContext()) await executeBound(em, INSERT_RECORDS, insertParams(records, true));
+    else await grouped.write(records);
   };
 }
 

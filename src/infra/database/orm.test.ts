@@ -3,7 +3,7 @@ import { createTestDatabase, type TestDatabase } from '../../../test/support/dat
 import { entities } from '../../entities';
 import { requestScope } from '../logger';
 import { migrations } from '../../../migrations';
-import { executeBound, migrate, openDatabase, schemaDrift, type Orm } from './orm';
+import { executeBound, executePrepared, migrate, openDatabase, schemaDrift, type Orm } from './orm';
 
 /**
  * executeBound reaches past MikroORM to the Kysely transaction under it: these tests fail if a
@@ -51,6 +51,22 @@ describe('executeBound', () => {
     const scope = { requestId: 'probe', sqlStatements: 0 };
     await requestScope.run(scope, () => executeBound(orm.em.fork(), 'select $1::int as one', [1]));
     expect(scope.sqlStatements).toBe(1);
+  });
+});
+
+describe('executePrepared', () => {
+  it('runs a named statement again with new values, counted each time', async () => {
+    const scope = { requestId: 'probe', sqlStatements: 0 };
+    const sql = 'insert into bound_probe (name) select * from unnest($1::text[]) returning name';
+    const runs = await requestScope.run(scope, async () => [
+      await executePrepared(orm.em.fork(), 'probe_insert', sql, ['{prepared-1}']),
+      await executePrepared(orm.em.fork(), 'probe_insert', sql, ['{prepared-2,prepared-3}']),
+    ]);
+    expect(runs.map((run) => [run.affectedRows, run.rows.map((row) => row.name)])).toEqual([
+      [1, ['prepared-1']],
+      [2, ['prepared-2', 'prepared-3']],
+    ]);
+    expect(scope.sqlStatements).toBe(2);
   });
 });
 

@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/database';
+import { entities } from '../../entities';
+import { openDatabase, type Orm } from '../../infra/database/orm';
+import { createLogger } from '../../infra/logger';
+import { AccessTrail } from '../../kernel/access-trail';
+import { ANONYMOUS } from '../../kernel/principal';
+import { LoaderRegistry, type Scope } from '../../kernel/scope';
+import { AccessPolicy } from '../permissions/access-policy';
+import type { PagedList } from '../../kernel/paging';
+import { AccessLogService, type AccessLogEntry, type AccessLogFilter } from './access-log.service';
+import { GroupedEntryWriter, type RecordRow } from './access-log.writer';
+
+/**
+ * Reading the log over the stored records: a user's log and a clinic's, newest first, page after
+ * page (a record of several accounts is several entries, and a page may end inside it), counted
+ * and filtered alike.
+ */
+let database: TestDatabase;
+let orm: Orm;
+
+const CLINIC = 'c'.repeat(24);
+const service = new AccessLogService(
+  new AccessPolicy(),
+  async () => undefined,
+  async () => new Map(),
+);
+
+const record = (request: string, subjects: string[], overrides: Partial<RecordRow> = {}): RecordRow => ({
+  actor_user_id: 'clinician1',
+  actor_is_server: false,
+  client_id: 'web',
+  clinic_id: CLINIC,
+  operation: 'clinicPatients',
+  outcome: 'ALLOWED',
+  request_id: request,
+  subject_ids: subjects,
+  object_ids: subjects.map(() => []),
+  ...overrides,
+});
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  orm = await openDatabase(database.url, entities, 2);
+  const writer = new GroupedEntryWriter(() => orm.em.fork(), createLogger('silent'));
+  // One INSERT each, so the records are numbered in this order.
+  for (const records of [
+    [record('r1', ['a000000001', 'a000000002', 'a000000003'])],
+    [record('r2', ['a000000001'], { clinic_id: null, operation: 'user', object_ids: [['blob-1']] })],
+    [record('r3', ['a000000002', 'a000000001'], { outcome: 'REFUSED' })],
+  ]) {
+    await writer.write(records);
+    await writer.flush();
+  }
+});
+
+afterAll(async () => {
+  await orm?.close();
+  await database?.release();
+});
+
+const scope = (): Scope => ({
+  principal: { ...ANONYMOUS, isServer: true, realm: 'dev1', clientId: 'backend' },
+  em: orm.em.fork(),
+  loaders: new LoaderRegistry(),
+  requestId: 'reader',
+  remoteAddress: '127.0.0.1',
+  logger: createLogger('silent'),
+  accessTrail: new AccessTrail(null),
+});
+
+type Log = 'ofUser' | 'ofClinic';
+
+/** Every entry of a log, read `first` at a time; as "request:account". */
+async function readAll(log: Log, owner: string, first: number, filter: AccessLogFilter = {}) {
+  const seen: string[] = [];
+  let after: string | null = null;
+  for (;;) {
+    const { page }: PagedList<AccessLogEntry> = await service[log](scope(), owner, { first, after, filter });
+    seen.push(...page.nodes.map((entry) => `${entry.requestId}:${entry.subjectId}`));
+    if (!page.hasNextPage) return seen;
+    after = page.cursorAt(page.nodes.length - 1);
+  }
+}
+
+const countOf = async (log: Log, owner: string, filter: AccessLogFilter = {}) =>
+  (await service[log](scope(), owner, { filter })).count();
+
+describe('reading the access log over its records', () => {
+  it('a clinic’s log: every account of its records, newest first, whatever the page size', async () => {
+    const all = ['r3:a000000001', 'r3:a000000002', 'r1:a000000003', 'r1:a000000002', 'r1:a000000001'];
+    for (const first of [1, 2, 5, 10]) expect(await readAll('ofClinic', CLINIC, first)).toEqual(all);
+    expect(await countOf('ofClinic', CLINIC)).toBe(5);
+  });
+
+  it('a user’s log: that account’s entries of every record, newest first, with their own object ids', async () => {
+    for (const first of [1, 2, 3]) {
+      expect(await readAll('ofUser', 'a000000001', first)).toEqual(['r3:a000000001', 'r2:a000000001', 'r1:a000000001']);
+    }
+    expect(await countOf('ofUser', 'a000000001')).toBe(3);
+    const { page } = await service.ofUser(scope(), 'a000000001');
+    expect(page.nodes.map((entry) => entry.objectIds)).toEqual([[], ['blob-1'], []]);
+    expect(page.nodes.map((entry) => entry.clinicId)).toEqual([CLINIC, null, CLINIC]);
+  });
+
+  it('filters and counts both logs by outcome and time', async () => {
+    const refused = { outcome: 'REFUSED' as const };
+    expect(await readAll('ofClinic', CLINIC, 1, refused)).toEqual(['r3:a000000001', 'r3:a000000002']);
+    expect(await countOf('ofClinic', CLINIC, refused)).toBe(2);
+    expect(await readAll('ofUser', 'a000000002', 1, refused)).toEqual(['r3:a000000002']);
+    expect(await countOf('ofUser', 'a000000002', refused)).toBe(1);
+    const future = { startAt: new Date(Date.now() + 60_000) };
+    expect(await readAll('ofUser', 'a000000001', 2, future)).toEqual([]);
+    expect(await countOf('ofClinic', CLINIC, future)).toBe(0);
+  });
+});

@@ -49,11 +49,17 @@ export const BENCH_SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 /** Linux counts a process's CPU time in ticks of 1/100 s (USER_HZ), whatever the kernel's own tick. */
 const TICK_MS = 10;
 
+/**
+ * The fields of /proc/<pid>/stat after the command name (which is in parentheses and may itself
+ * contain spaces): the state is index 0, then ppid 1, utime 11, stime 12, cutime 13, cstime 14.
+ */
+function statFields(stat: string): string[] {
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
 /** User and system CPU time of a process so far, in milliseconds, from /proc/<pid>/stat. */
 function cpuTimeMs(process: ChildProcess): number {
-  const stat = fs.readFileSync(`/proc/${process.pid}/stat`, 'utf8');
-  // Fields after the command name, which is in parentheses and may itself contain spaces.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const fields = statFields(fs.readFileSync(`/proc/${process.pid}/stat`, 'utf8'));
   return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
 }
 
@@ -67,9 +73,7 @@ function postgresCpuTimeMs(): number {
   for (const pid of fs.readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
     try {
       const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      // Fields after the command name (field 3, the state, is index 0): ppid 1, utime 11,
-      // stime 12, cutime 13, cstime 14.
-      if (stat.includes('(postgres)')) processes.set(pid, stat.slice(stat.lastIndexOf(')') + 2).split(' '));
+      if (stat.includes('(postgres)')) processes.set(pid, statFields(stat));
     } catch {
       // The process ended between the listing and the read.
     }

@@ -62,8 +62,12 @@ interface StoredEntryRow {
 const RECORD_COLUMNS =
   'r.at, r.actor_user_id, r.actor_is_server, r.client_id, r.clinic_id, r.operation, r.outcome, r.request_id';
 
+/** ` and a and b` for conditions `[a, b]`; nothing for none. */
+const andAll = (conditions: readonly string[]) => conditions.map((condition) => ` and ${condition}`).join('');
+
 /**
- * A page of a log, newest first, and its count, as SQL over conditions on the record (`r`):
+ * A page of a log, newest first, and its count, as SQL with the filter's conditions on the
+ * record (`r`):
  * - a user's: the backward range of `access_log_entries`' primary key from the cursor, each
  *   entry's record found by its id (the filters then read the record);
  * - a clinic's: the backward range of the records' clinic index, each record's accounts in turn.
@@ -71,27 +75,27 @@ const RECORD_COLUMNS =
  */
 const LOGS = {
   user: {
-    page: (where: string, after: string | null, limit: number) =>
+    page: (filters: readonly string[], after: string | null, limit: number) =>
       `select e.id, e.subject_id, ${RECORD_COLUMNS}, r.object_ids[e.id % ${ENTRY_SLOTS} + 1]::text[] as object_ids
          from access_log_entries e join access_log_records r on r.id = e.id / ${ENTRY_SLOTS}
-        where e.subject_id = $1 and ${where} ${after ? `and e.id < ${after}` : ''}
+        where e.subject_id = $1${andAll(filters)} ${after ? `and e.id < ${after}` : ''}
         order by e.id desc limit ${limit}`,
     // Without a filter the count reads the key alone.
-    count: (where: string) =>
-      where === 'true'
-        ? 'select count(*)::int as n from access_log_entries e where e.subject_id = $1'
-        : `select count(*)::int as n from access_log_entries e join access_log_records r on r.id = e.id / ${ENTRY_SLOTS}
-            where e.subject_id = $1 and ${where}`,
+    count: (filters: readonly string[]) =>
+      filters.length
+        ? `select count(*)::int as n from access_log_entries e join access_log_records r on r.id = e.id / ${ENTRY_SLOTS}
+            where e.subject_id = $1${andAll(filters)}`
+        : 'select count(*)::int as n from access_log_entries e where e.subject_id = $1',
   },
   clinic: {
-    page: (where: string, after: string | null, limit: number) =>
+    page: (filters: readonly string[], after: string | null, limit: number) =>
       `select r.id * ${ENTRY_SLOTS} + s.position - 1 as id, s.subject_id, ${RECORD_COLUMNS}, s.object_ids::text[] as object_ids
          from access_log_records r, unnest(r.subject_ids, r.object_ids) with ordinality as s(subject_id, object_ids, position)
-        where r.clinic_id = $1 and ${where}
+        where r.clinic_id = $1${andAll(filters)}
           ${after ? `and r.id <= ${after} / ${ENTRY_SLOTS} and r.id * ${ENTRY_SLOTS} + s.position - 1 < ${after}` : ''}
         order by r.id desc, s.position desc limit ${limit}`,
-    count: (where: string) =>
-      `select coalesce(sum(cardinality(r.subject_ids)), 0)::int as n from access_log_records r where r.clinic_id = $1 and ${where}`,
+    count: (filters: readonly string[]) =>
+      `select coalesce(sum(cardinality(r.subject_ids)), 0)::int as n from access_log_records r where r.clinic_id = $1${andAll(filters)}`,
   },
 };
 
@@ -201,8 +205,8 @@ export class AccessLogService {
   }
 }
 
-/** The filter as SQL conditions on the record `r` (`true` when none), with parameters from `$2` on. */
-function conditions(filter: AccessLogFilter): { sql: string; params: unknown[] } {
+/** The filter as SQL conditions on the record `r`, with parameters from `$2` on. */
+function conditions(filter: AccessLogFilter): { sql: string[]; params: unknown[] } {
   const sql: string[] = [];
   const params: unknown[] = [];
   const add = (condition: string, value: unknown) => {
@@ -214,5 +218,5 @@ function conditions(filter: AccessLogFilter): { sql: string; params: unknown[] }
   if (filter.outcome) add('r.outcome = ?', filter.outcome);
   if (filter.startAt) add('r.at >= ?', filter.startAt);
   if (filter.endAt) add('r.at < ?', filter.endAt);
-  return { sql: sql.length ? sql.join(' and ') : 'true', params };
+  return { sql, params };
 }

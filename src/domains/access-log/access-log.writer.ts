@@ -153,8 +153,7 @@ export class GroupedEntryWriter {
     this.writing = true;
     while (this.queue.length && !this.abandoned) {
       if (!this.flushes.length && this.queued < MAX_BATCH_ENTRIES) await this.gather();
-      const batch = this.nextBatch();
-      const entries = entriesIn(batch);
+      const { batch, entries } = this.nextBatch();
       try {
         await executePrepared(this.em(), 'access_log_insert_records', INSERT_RECORDS, insertParams(batch, false));
       } catch (error) {
@@ -177,12 +176,12 @@ export class GroupedEntryWriter {
   }
 
   /** The records at the head of the queue, up to MAX_BATCH_ENTRIES entries (at least one record). */
-  private nextBatch(): RecordRow[] {
+  private nextBatch(): { batch: RecordRow[]; entries: number } {
     let entries = this.queue[0]!.subject_ids.length;
     let end = 1;
     while (end < this.queue.length && entries + this.queue[end]!.subject_ids.length <= MAX_BATCH_ENTRIES)
       entries += this.queue[end++]!.subject_ids.length;
-    return this.queue.slice(0, end);
+    return { batch: this.queue.slice(0, end), entries };
   }
 
   /** Waits GATHER_MS for more records, or less if stopGathering is called. */
@@ -204,11 +203,13 @@ export class GroupedEntryWriter {
  * writes one record of 100 entries).
  */
 export function recordsOf(principal: Principal, requestId: string, events: readonly AccessEvent[]): RecordRow[] {
-  const open = new Map<string, RecordRow>();
   const records: RecordRow[] = [];
   for (const event of events) {
-    const kind = `${event.operation}\0${event.outcome}\0${event.clinicId}`;
-    let record = open.get(kind);
+    // A request makes decisions of a few kinds at most: the last record of the kind is found by looking.
+    let record = records.findLast(
+      (open) =>
+        open.operation === event.operation && open.outcome === event.outcome && open.clinic_id === event.clinicId,
+    );
     if (!record || record.subject_ids.length === ENTRY_SLOTS) {
       record = {
         actor_user_id: principal.userId,
@@ -221,7 +222,6 @@ export function recordsOf(principal: Principal, requestId: string, events: reado
         subject_ids: [],
         object_ids: [],
       };
-      open.set(kind, record);
       records.push(record);
     }
     record.subject_ids.push(event.subjectId);

@@ -1,3 +1,5 @@
+import { loadRealmKeys } from '../../src/auth/oidc/keys';
+import { REALMS } from '../../src/config';
 import { entities } from '../../src/entities';
 import { migrate, openDatabase } from '../../src/infra/database/orm';
 import { withDatabase } from '../../src/infra/database/postgres-server';
@@ -6,7 +8,8 @@ import { ensurePlayground } from '../../src/playground/build';
 import { startSharedS3Server } from './s3-server';
 
 /**
- * Once per run: pick the PostgreSQL server and build a migrated template database; every test
+ * Once per run: pick the PostgreSQL server and build a migrated template database (with the
+ * realms' keys); every test
  * file then clones it (test/support/database.ts), which is much faster than migrating each.
  * Meanwhile, start the shared Swift S3 server (test/support/s3-server.ts; each file uses its
  * own bucket in it), and bundle the GraphQL playground unless the bundle in dist/ is current
@@ -28,6 +31,10 @@ export default async function globalSetup(): Promise<void> {
   const orm = await openDatabase(withDatabase(adminUrl, template), entities, 2);
   try {
     await migrate(orm);
+    // Every realm's signing key, made once here rather than at the first start in each file's
+    // clone (eight RSA keys, about a second of CPU per file on a busy machine). Creating keys on
+    // first use stays covered by test/e2e/concurrent-start.test.ts, which starts on an empty database.
+    for (const realm of REALMS) await loadRealmKeys(orm, realm);
   } finally {
     await orm.close();
   }

@@ -11,7 +11,13 @@ const PATIENTS = 1000;
  * off, off, on): a drift of the machine during the row (autovacuum of the growing log, the WAL,
  * the other core's load) then weighs on both alike instead of on whichever always went second.
  */
-const ROUNDS = 4;
+const ROUNDS = 6;
+/**
+ * Seconds each instance is driven, unmeasured, before its first round: V8 compiles the row's
+ * paths then. Counted, that first round read 20-30% below the rest and swung the ratio by up to
+ * 0.1 depending on which instance warmed faster.
+ */
+const WARM_UP_SECONDS = 4;
 
 /** `count` accounts sharing `view` with `granteeId`, and a clinic's `PATIENTS` patients, in a few INSERTs. */
 async function seed(databaseUrl: string, granteeId: string, clinicId: string): Promise<string[]> {
@@ -62,8 +68,22 @@ const serverLogin = (url: string) =>
     headers: { 'x-tidepool-server-name': 'bench', 'x-tidepool-server-secret': SERVER_SECRET },
   }).then(tokenOf);
 
+/**
+ * Each round's rate of the recording instance over that of the other, measured back to back:
+ * their median and range say how far the row's ratio can be trusted on a machine whose speed
+ * drifts between rounds.
+ */
+function pairedRatios(recorded: Measurement[], unrecorded: Measurement[]): string {
+  const ratios = recorded
+    .map((round, index) => round.requestsPerSecond / unrecorded[index]!.requestsPerSecond)
+    .sort((a, b) => a - b);
+  const middle = ratios.length / 2;
+  const median = (ratios[Math.floor(middle)]! + ratios[Math.ceil(middle) - 1]!) / 2;
+  return `paired rounds: median ${median.toFixed(2)}, ${ratios[0]!.toFixed(2)}-${ratios.at(-1)!.toFixed(2)}`;
+}
+
 /** The rounds of one instance as one row: mean rate, latency and CPU; errors added up. */
-function merged(name: string, rounds: Measurement[], floor?: string): Measurement {
+function merged(name: string, rounds: Measurement[], floor?: string, notes?: string): Measurement {
   const mean = (pick: (row: Measurement) => number) => rounds.reduce((sum, row) => sum + pick(row), 0) / rounds.length;
   return {
     name,
@@ -74,6 +94,7 @@ function merged(name: string, rounds: Measurement[], floor?: string): Measuremen
     cpuMsPerRequest: mean((row) => row.cpuMsPerRequest ?? 0),
     databaseCpuMsPerRequest: mean((row) => row.databaseCpuMsPerRequest ?? 0),
     floor,
+    notes,
   };
 }
 
@@ -147,6 +168,8 @@ export async function accessLogScenarios(env: BenchEnvironment): Promise<Measure
     const measurements: Measurement[] = [];
     for (const row of rows) {
       const requests = await Promise.all(instances.map(([instance]) => row.request(instance)));
+      for (const [index, [instance]] of instances.entries())
+        await load('warm-up', { ...requests[index]!, seconds: WARM_UP_SECONDS, cpuOf: instance.process });
       const rounds: Measurement[][] = instances.map(() => []);
       for (let round = 0; round < ROUNDS; round += 1) {
         const order = round % 2 === 0 ? [0, 1] : [1, 0];
@@ -158,7 +181,8 @@ export async function accessLogScenarios(env: BenchEnvironment): Promise<Measure
         }
       }
       const off = `${row.name}${instances[1]![1]}`;
-      measurements.push(merged(row.name, rounds[0]!, off), merged(off, rounds[1]!));
+      const notes = pairedRatios(rounds[0]!, rounds[1]!);
+      measurements.push(merged(row.name, rounds[0]!, off, notes), merged(off, rounds[1]!));
     }
     return measurements;
   } finally {

@@ -8,9 +8,9 @@ import { ensurePlayground } from '../../src/playground/build';
 import { startSharedS3Server } from './s3-server';
 
 /**
- * Once per run: pick the PostgreSQL server and build a migrated template database (with the
- * realms' keys); every test
- * file then clones it (test/support/database.ts), which is much faster than migrating each.
+ * Once per run: pick the PostgreSQL server and build a migrated template database, with the
+ * realms' keys; every test file then clones it (test/support/database.ts), which is much faster
+ * than migrating each.
  * Meanwhile, start the shared Swift S3 server (test/support/s3-server.ts; each file uses its
  * own bucket in it), and bundle the GraphQL playground unless the bundle in dist/ is current
  * (`npm test` on a fresh clone serves it as `npm start` does).

@@ -29,6 +29,17 @@ export interface AccessEvent {
  */
 export type AccessSink = (em: EntityManager, scope: Scope, events: readonly AccessEvent[]) => Promise<void>;
 
+/** Whether two decisions on the same account say the same thing (one entry says both). */
+function sameDecision(one: AccessEvent, other: AccessEvent): boolean {
+  return (
+    one.outcome === other.outcome &&
+    one.operation === other.operation &&
+    one.clinicId === other.clinicId &&
+    one.objectIds.length === other.objectIds.length &&
+    one.objectIds.every((id, index) => id === other.objectIds[index])
+  );
+}
+
 /**
  * The access decisions of one request, gathered where access is decided and written at most
  * twice: inside the transaction of a change (so the change and its entry commit or roll back
@@ -51,16 +62,9 @@ export class AccessTrail {
   record(event: Omit<AccessEvent, 'operation'>): void {
     if (!this.sink) return;
     const { subjectId, outcome, objectIds, clinicId } = event;
-    const { operation } = this;
+    const recorded: AccessEvent = { subjectId, outcome, operation: this.operation, objectIds, clinicId };
     const known = this.seen.get(subjectId);
-    const same = (other: AccessEvent) =>
-      other.outcome === outcome &&
-      other.operation === operation &&
-      other.clinicId === clinicId &&
-      other.objectIds.length === objectIds.length &&
-      other.objectIds.every((id, index) => id === objectIds[index]);
-    if (known?.some(same)) return;
-    const recorded: AccessEvent = { subjectId, outcome, operation, objectIds, clinicId };
+    if (known?.some((other) => sameDecision(other, recorded))) return;
     if (known) known.push(recorded);
     else this.seen.set(subjectId, [recorded]);
     this.pending.push(recorded);

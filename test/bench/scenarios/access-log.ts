@@ -168,8 +168,7 @@ export async function accessLogScenarios(env: BenchEnvironment): Promise<Measure
     const measurements: Measurement[] = [];
     for (const row of rows) {
       const requests = await Promise.all(instances.map(([instance]) => row.request(instance)));
-      for (const [index, [instance]] of instances.entries())
-        await load('warm-up', { ...requests[index]!, seconds: WARM_UP_SECONDS, cpuOf: instance.process });
+      for (const request of requests) await load('warm-up', { ...request, seconds: WARM_UP_SECONDS });
       const rounds: Measurement[][] = instances.map(() => []);
       for (let round = 0; round < ROUNDS; round += 1) {
         const order = round % 2 === 0 ? [0, 1] : [1, 0];

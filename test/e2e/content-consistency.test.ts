@@ -143,9 +143,12 @@ describe.each(storeDrivers())('consistency on the %s store', (_driver, storeEnv)
   beforeAll(async () => {
     app = await startTestApp({ ...(await storeEnv()), ...RECOVERY_ENV });
   });
+  // Stopping may wait out bounded deadlines one after another (the connection drain's 10 s,
+  // the queued access log entries' 10 s, an unfinished sweep of the store) after the tests cut
+  // the database and the store; once in a full CI run it took over jest's default 30 s.
   afterAll(async () => {
     await app?.stop();
-  });
+  }, 60_000);
 
   it('keeps nothing of an upload whose client vanishes midway', async () => {
     const user = await signUp(app, 'vanishing');

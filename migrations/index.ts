@@ -1,6 +1,7 @@
 import { Migration20261125020000_clinic_patient_period_stats } from './Migration20261125020000_clinic_patient_period_stats';
 import { Migration20261124230000_access_log } from './Migration20261124230000_access_log';
 import { Migration20261125080000_access_log_records } from './Migration20261125080000_access_log_records';
+import { Migration20261125120000_access_log_hours } from './Migration20261125120000_access_log_hours';
 import { Migration20261124210000_tide_indexes } from './Migration20261124210000_tide_indexes';
 import { Migration20261124200000_glucose_period_stats } from './Migration20261124200000_glucose_period_stats';
 import { Migration20261124190000_glucose_summaries } from './Migration20261124190000_glucose_summaries';
@@ -43,4 +44,5 @@ export const migrations: { name: string; class: MigrationClass }[] = [
     class: Migration20261125020000_clinic_patient_period_stats,
   },
   { name: 'Migration20261125080000_access_log_records', class: Migration20261125080000_access_log_records },
+  { name: 'Migration20261125120000_access_log_hours', class: Migration20261125120000_access_log_hours },
 ];

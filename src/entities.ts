@@ -13,7 +13,7 @@ import { DeviceLogSchema } from './domains/device-logs/device-log.entity';
 import { PermissionGrantSchema } from './domains/permissions/permission-grant.entity';
 import { UserEmailSchema, UserSchema } from './domains/users/user.entity';
 import { PendingObjectSchema } from './infra/content/pending-object.entity';
-import { AccessLogEntrySchema, AccessLogRecordSchema } from './domains/access-log/access-log.entity';
+import { AccessLogHourSchema, AccessLogRecordSchema } from './domains/access-log/access-log.entity';
 
 /**
  * Every entity the ORM manages, one line per domain. Registered here, at the composition root,
@@ -27,6 +27,6 @@ export const entities = [
   ...[ClinicSchema, ClinicianSchema, ClinicianInviteSchema, ClinicPatientSchema, PatientTagSchema, PatientInviteSchema],
   ...[ClinicPatientPeriodStatsSchema],
   ...[DatasetSchema, GlucoseReadingSchema, GlucoseBucketSchema, GlucoseSummarySchema, GlucosePeriodStatsSchema],
-  ...[AccessLogRecordSchema, AccessLogEntrySchema],
+  ...[AccessLogRecordSchema, AccessLogHourSchema],
   ...[OidcRecordSchema, RealmKeySchema, RevokedSessionSchema, LoginFailureSchema, IdentityLinkSchema],
 ];

@@ -4,7 +4,6 @@ import { startTestApp, type TestApp } from '../support/app';
 import { md5, uploadBlob, uploadLog } from '../support/content';
 import { call, graphql } from '../support/http';
 import { AccessLogService } from '../../src/domains/access-log/access-log.service';
-import { ENTRY_SLOTS } from '../../src/domains/access-log/access-log.writer';
 import { AccessPolicy } from '../../src/domains/permissions/access-policy';
 
 /**
@@ -221,8 +220,8 @@ describe('the access log', () => {
       `with record as (
          insert into access_log_records (at, actor_user_id, actor_is_server, client_id, clinic_id, operation, outcome, request_id, subject_ids, object_ids)
          values (now() - interval '7 years', null, true, 'bench', null, 'user', 'ALLOWED', 'long-ago', array[$1::text], array['{}'])
-         returning id)
-       insert into access_log_entries (subject_id, id) select $1::text, id * ${ENTRY_SLOTS} from record`,
+         returning at)
+       insert into access_log_hours (subject_id, hour) select $1::text, access_log_hour(at) from record`,
       [patient.userid],
     );
     const before = await restEntries(patient.userid, server);

@@ -22,7 +22,8 @@ export const AccessLogRecordSchema = defineEntity({
     subjectIds: p.array().columnType('text[]'),
     objectIds: p.array().columnType('text[]'),
   },
-  // Why each exists: migrations/Migration20261125080000_access_log_records.ts.
+  // Why each exists: migrations/Migration20261125080000_access_log_records.ts and
+  // Migration20261125120000_access_log_hours.ts.
   indexes: [
     {
       name: 'access_log_records_clinic_order',
@@ -33,25 +34,27 @@ export const AccessLogRecordSchema = defineEntity({
       name: 'access_log_records_at_brin',
       expression: 'create index "access_log_records_at_brin" on "access_log_records" using brin ("at")',
     },
+    {
+      name: 'access_log_records_hour_keys',
+      expression:
+        'create index "access_log_records_hour_keys" on "access_log_records" using gin (access_log_hour_keys("subject_ids", "at"))',
+    },
   ],
 });
 
 /**
- * One account a record reached: the key of the account's log. `id` is the record's id × 4096
- * plus the account's position in it (ENTRY_SLOTS in access-log.writer.ts).
+ * The hours (counted from 1970-01-01T00:00Z) in which a record reached an account: where the
+ * pages of a user's log look, newest first, before reading that hour's records through
+ * `access_log_records_hour_keys`. `allowed` and `refused` count the account's entries of the
+ * hour, filled in once the hour is over and a count asks (access-log.user-log.ts).
  */
-export const AccessLogEntrySchema = defineEntity({
-  name: 'AccessLogEntry',
-  tableName: 'access_log_entries',
+export const AccessLogHourSchema = defineEntity({
+  name: 'AccessLogHour',
+  tableName: 'access_log_hours',
   properties: {
-    // The key leads with the account, so one B-tree serves both uniqueness and a user's log pages.
     subjectId: p.string().length(36).primary(),
-    id: p.bigint('number').primary(),
+    hour: p.integer().primary(),
+    allowed: p.integer().nullable(),
+    refused: p.integer().nullable(),
   },
-  indexes: [
-    {
-      name: 'access_log_entries_id_brin',
-      expression: 'create index "access_log_entries_id_brin" on "access_log_entries" using brin ("id")',
-    },
-  ],
 });

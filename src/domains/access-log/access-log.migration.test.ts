@@ -6,9 +6,11 @@ import { ENTRY_SLOTS } from './access-log.writer';
 
 /**
  * Migration20261125080000_access_log_records moves the one-row-per-entry access log into records
- * and their entries: no entry may be lost or changed, and the order of a log must stay.
+ * and their entries, and Migration20261125120000_access_log_hours replaces the entries with the
+ * records' hour keys: no entry may be lost or changed, and the order of a log must stay.
  */
 const BEFORE = 'Migration20261124230000_access_log';
+const RECORDS = 'Migration20261125080000_access_log_records';
 
 let database: TestDatabase;
 let orm: Orm;
@@ -38,8 +40,7 @@ describe('moving the access log into records and entries', () => {
     await database.query(`insert into access_log (${COLUMNS}) values ${OLD_ROWS}`);
     const before = await database.query(`select id::text, at, ${COLUMNS} from access_log order by access_log.id`);
 
-    await orm.migrator.up();
-    expect(await schemaDrift(orm)).toBe('');
+    await orm.migrator.up({ to: RECORDS });
 
     const after = await database.query(
       `select (e.id / ${ENTRY_SLOTS})::text as id, r.at, e.subject_id, r.actor_user_id, r.actor_is_server, r.client_id,
@@ -54,6 +55,46 @@ describe('moving the access log into records and entries', () => {
        values (true, 'user', 'ALLOWED', 'r4', '{patient001}', '{"{}"}') returning id::text`,
     );
     expect(BigInt(next!.id as string)).toBeGreaterThan(BigInt(before.at(-1)!.id as string));
+  });
+
+  it('finds every entry of every user through the hour keys, and notes each user’s hours', async () => {
+    await database.query(
+      `insert into access_log_records (at, actor_is_server, operation, outcome, request_id, subject_ids, object_ids)
+       values ('2026-01-31 09:59:59.999+00', true, 'users', 'ALLOWED', 'r5', '{patient001,patient003,patient001}', '{"{}","{}","{x}"}'),
+              ('2026-01-31 10:00:00+00', true, 'users', 'ALLOWED', 'r6', '{patient003}', '{"{}"}')`,
+    );
+    await database.query(
+      `insert into access_log_entries (subject_id, id)
+       select s.subject_id, r.id * ${ENTRY_SLOTS} + s.position - 1
+         from access_log_records r, unnest(r.subject_ids) with ordinality as s(subject_id, position)
+        where r.request_id in ('r4', 'r5', 'r6')`,
+    );
+    const entries = `select e.subject_id, e.id::text from access_log_entries e order by e.subject_id, e.id`;
+    const before = await database.query(entries);
+
+    await orm.migrator.up();
+    expect(await schemaDrift(orm)).toBe('');
+    const keyed = await database.query(
+      `select s.subject_id, (r.id * ${ENTRY_SLOTS} + s.position - 1)::text as id
+         from access_log_hours h
+         join access_log_records r on access_log_hour_keys(r.subject_ids, r.at) @> array[h.subject_id || '/' || h.hour]
+         cross join unnest(r.subject_ids) with ordinality as s(subject_id, position)
+        where s.subject_id = h.subject_id order by s.subject_id, r.id, s.position`,
+    );
+    expect(keyed).toEqual(before);
+    const nine = Date.UTC(2026, 0, 31, 9) / 3_600_000;
+    const hours = await database.query(
+      'select subject_id, hour - $1 as hour, allowed from access_log_hours where hour between $1 and $1 + 1 order by subject_id, hour',
+      [nine],
+    );
+    expect(hours.map((row) => `${row.subject_id}:${row.hour}:${row.allowed}`)).toEqual([
+      'patient001:0:null',
+      'patient003:0:null',
+      'patient003:1:null',
+    ]);
+
+    await orm.migrator.down({ to: RECORDS });
+    expect(await database.query(entries)).toEqual(before);
   });
 
   it('goes back to one row per entry', async () => {

@@ -20,6 +20,7 @@ let database: TestDatabase;
 let orm: Orm;
 
 const CLINIC = 'c'.repeat(24);
+const HOURS_USER = 'b000000001';
 const service = new AccessLogService(
   new AccessPolicy(),
   async () => undefined,
@@ -27,6 +28,7 @@ const service = new AccessLogService(
 );
 
 const record = (request: string, subjects: string[], overrides: Partial<RecordRow> = {}): RecordRow => ({
+  at: new Date(),
   actor_user_id: 'clinician1',
   actor_is_server: false,
   client_id: 'web',
@@ -48,6 +50,20 @@ beforeAll(async () => {
     [record('r1', ['a000000001', 'a000000002', 'a000000003'])],
     [record('r2', ['a000000001'], { clinic_id: null, operation: 'user', object_ids: [['blob-1']] })],
     [record('r3', ['a000000002', 'a000000001'], { outcome: 'REFUSED' })],
+    // A user's log over hours: records are dated by the instance that wrote them, so one of 9
+    // o'clock may follow one of 10 (r-9h-late); hours and days apart, several in an hour.
+    [record('r-10h', [HOURS_USER], { clinic_id: null, at: new Date('2026-03-10T10:00:00.000Z') })],
+    [record('r-9h-late', [HOURS_USER, 'a000000009'], { clinic_id: null, at: new Date('2026-03-10T09:59:59.999Z') })],
+    [record('r-10h-later', ['a000000009', HOURS_USER], { clinic_id: null, at: new Date('2026-03-10T10:45:00Z') })],
+    [record('r-7th', [HOURS_USER], { clinic_id: null, at: new Date('2026-03-07T08:00:00Z'), outcome: 'REFUSED' })],
+    [record('r-1st', [HOURS_USER], { clinic_id: null, at: new Date('2026-03-01T08:00:00Z') })],
+    [
+      record('r-jan', [HOURS_USER, HOURS_USER], {
+        clinic_id: null,
+        at: new Date('2026-01-15T08:00:00Z'),
+        object_ids: [['x'], ['y']],
+      }),
+    ],
   ]) {
     await writer.write(records);
     await writer.flush();
@@ -112,5 +128,67 @@ describe('reading the access log over its records', () => {
     const future = { startAt: new Date(Date.now() + 60_000) };
     expect(await readAll('ofUser', 'a000000001', 2, future)).toEqual([]);
     expect(await countOf('ofClinic', CLINIC, future)).toBe(0);
+  });
+});
+
+describe('a user’s log over many hours', () => {
+  const newestFirst = [
+    'r-10h-later:b000000001',
+    'r-10h:b000000001',
+    'r-9h-late:b000000001',
+    'r-7th:b000000001',
+    'r-1st:b000000001',
+    'r-jan:b000000001',
+    'r-jan:b000000001',
+  ];
+
+  it('reads newest hour first, and within an hour the newest record first, whatever the page size', async () => {
+    for (const first of [1, 2, 3, 4, 6, 7, 100])
+      expect(await readAll('ofUser', HOURS_USER, first)).toEqual(newestFirst);
+    const { page } = await service.ofUser(scope(), HOURS_USER, { first: 7 });
+    expect(page.nodes.slice(5).map((entry) => entry.objectIds)).toEqual([['y'], ['x']]);
+  });
+
+  it('counts hours that are over once, then adds up their stored counts', async () => {
+    expect(await countOf('ofUser', HOURS_USER)).toBe(7);
+    const stored = await database.query(
+      `select sum(allowed)::int as allowed, sum(refused)::int as refused from access_log_hours where subject_id = $1`,
+      [HOURS_USER],
+    );
+    expect(stored).toEqual([{ allowed: 6, refused: 1 }]);
+    expect(await countOf('ofUser', HOURS_USER)).toBe(7);
+    expect(await countOf('ofUser', HOURS_USER, { outcome: 'REFUSED' })).toBe(1);
+    expect(await countOf('ofUser', HOURS_USER, { outcome: 'ALLOWED' })).toBe(6);
+  });
+
+  it('reads and counts only what a time filter covers, hours it covers in part included', async () => {
+    const march = { startAt: new Date('2026-03-01T08:30:00Z'), endAt: new Date('2026-03-10T10:30:00Z') };
+    const inMarch = ['r-10h:b000000001', 'r-9h-late:b000000001', 'r-7th:b000000001'];
+    expect(await readAll('ofUser', HOURS_USER, 2, march)).toEqual(inMarch);
+    expect(await countOf('ofUser', HOURS_USER, march)).toBe(3);
+    expect(await countOf('ofUser', HOURS_USER, { ...march, outcome: 'ALLOWED' })).toBe(2);
+    const wholeHours = { startAt: new Date('2026-03-07T08:00:00Z'), endAt: new Date('2026-03-10T10:00:00Z') };
+    expect(await countOf('ofUser', HOURS_USER, wholeHours)).toBe(2);
+    expect(await readAll('ofUser', HOURS_USER, 1, { outcome: 'REFUSED' })).toEqual(['r-7th:b000000001']);
+  });
+
+  it('counts a record written late into an hour already counted', async () => {
+    const writer = new GroupedEntryWriter(() => orm.em.fork(), createLogger('silent'));
+    expect(await countOf('ofUser', 'a000000009')).toBe(2);
+    await writer.write([record('r-late', ['a000000009'], { clinic_id: null, at: new Date('2026-03-10T09:30:00Z') })]);
+    await writer.flush();
+    expect(await countOf('ofUser', 'a000000009')).toBe(3);
+    expect(await readAll('ofUser', 'a000000009', 2)).toEqual([
+      'r-10h-later:a000000009',
+      'r-late:a000000009',
+      'r-9h-late:a000000009',
+    ]);
+  });
+
+  it('refuses a cursor of another list', async () => {
+    const { page } = await service.ofClinic(scope(), CLINIC, { first: 1 });
+    await expect(service.ofUser(scope(), HOURS_USER, { after: page.cursorAt(0) })).rejects.toThrow(/after/);
+    const own = await service.ofUser(scope(), HOURS_USER, { first: 1 });
+    await expect(service.ofUser(scope(), 'a000000001', { after: own.page.cursorAt(0) })).rejects.toThrow(/after/);
   });
 });

@@ -1,13 +1,17 @@
 import { executeBound } from '../../infra/database/orm';
 import type { AccessOutcome } from '../../kernel/access-trail';
-import { invalid } from '../../kernel/errors';
-import { pageArgs, pageOf, type PageArgs, type PagedList, type SortKey } from '../../kernel/paging';
+import { pageArgs, pageOf, type PagedList, type SortKey } from '../../kernel/paging';
 import type { Scope } from '../../kernel/scope';
 import { rowDate } from '../../kernel/sql';
 import { assertUserId } from '../../kernel/validation';
 import type { AccessPolicy } from '../permissions/access-policy';
+import { hourOf } from './access-log.hours';
 import { mayNameAccessor } from './access-log.rules';
+import { andAll, conditions, RECORD_COLUMNS, type AccessLogFilter, type StoredEntryRow } from './access-log.sql';
+import { userLogCount, userLogRows } from './access-log.user-log';
 import { ENTRY_SLOTS } from './access-log.writer';
+
+export type { AccessLogFilter } from './access-log.sql';
 
 /** An access log entry as a reader sees it: ids, and the accessor's login name where the reader may see it. */
 export interface AccessLogEntry {
@@ -25,12 +29,6 @@ export interface AccessLogEntry {
   requestId: string;
 }
 
-export interface AccessLogFilter {
-  outcome?: AccessOutcome | null;
-  startAt?: Date | null;
-  endAt?: Date | null;
-}
-
 export interface AccessLogListOptions {
   filter?: AccessLogFilter | null;
   first?: number | null;
@@ -43,64 +41,27 @@ export type ClinicAdminCheck = (scope: Scope, clinicId: string) => Promise<void>
 /** Login names of accounts by id, without access checks (names are shown only as mayNameAccessor allows). */
 export type AccountNames = (scope: Scope, userIds: readonly string[]) => Promise<Map<string, string>>;
 
-/** An entry as read: its record's columns, with the entry's own id, account and object ids. */
-interface StoredEntryRow {
-  id: string | number;
-  at: Date | string;
-  subject_id: string;
-  actor_user_id: string | null;
-  actor_is_server: boolean;
-  client_id: string | null;
-  clinic_id: string | null;
-  operation: string;
-  object_ids: string[];
-  outcome: AccessOutcome;
-  request_id: string;
-}
-
-/** The columns of a record every entry read shows (the record is `r`). */
-const RECORD_COLUMNS =
-  'r.at, r.actor_user_id, r.actor_is_server, r.client_id, r.clinic_id, r.operation, r.outcome, r.request_id';
-
-/** ` and a and b` for conditions `[a, b]`; nothing for none. */
-const andAll = (conditions: readonly string[]) => conditions.map((condition) => ` and ${condition}`).join('');
-
 /**
- * A page of a log, newest first, and its count, as SQL with the filter's conditions on the
- * record (`r`):
- * - a user's: the backward range of `access_log_entries`' primary key from the cursor, each
- *   entry's record found by its id (the filters then read the record);
- * - a clinic's: the backward range of the records' clinic index, each record's accounts in turn.
- * `$1` is the owner; `after` and `first` follow the filter's parameters.
+ * A clinic's log: the backward range of the records' clinic index, each record's accounts in
+ * turn. `$1` is the clinic, the filter's conditions on the record (`r`) from `$2` on; `after`
+ * follows them.
  */
-const LOGS = {
-  user: {
-    page: (filters: readonly string[], after: string | null, limit: number) =>
-      `select e.id, e.subject_id, ${RECORD_COLUMNS}, r.object_ids[e.id % ${ENTRY_SLOTS} + 1]::text[] as object_ids
-         from access_log_entries e join access_log_records r on r.id = e.id / ${ENTRY_SLOTS}
-        where e.subject_id = $1${andAll(filters)} ${after ? `and e.id < ${after}` : ''}
-        order by e.id desc limit ${limit}`,
-    // Without a filter the count reads the key alone.
-    count: (filters: readonly string[]) =>
-      filters.length
-        ? `select count(*)::int as n from access_log_entries e join access_log_records r on r.id = e.id / ${ENTRY_SLOTS}
-            where e.subject_id = $1${andAll(filters)}`
-        : 'select count(*)::int as n from access_log_entries e where e.subject_id = $1',
-  },
-  clinic: {
-    page: (filters: readonly string[], after: string | null, limit: number) =>
-      `select r.id * ${ENTRY_SLOTS} + s.position - 1 as id, s.subject_id, ${RECORD_COLUMNS}, s.object_ids::text[] as object_ids
-         from access_log_records r, unnest(r.subject_ids, r.object_ids) with ordinality as s(subject_id, object_ids, position)
-        where r.clinic_id = $1${andAll(filters)}
-          ${after ? `and r.id <= ${after} / ${ENTRY_SLOTS} and r.id * ${ENTRY_SLOTS} + s.position - 1 < ${after}` : ''}
-        order by r.id desc, s.position desc limit ${limit}`,
-    count: (filters: readonly string[]) =>
-      `select coalesce(sum(cardinality(r.subject_ids)), 0)::int as n from access_log_records r where r.clinic_id = $1${andAll(filters)}`,
-  },
+const CLINIC_LOG = {
+  page: (filters: readonly string[], after: string | null, limit: number) =>
+    `select r.id * ${ENTRY_SLOTS} + s.position - 1 as id, s.subject_id, ${RECORD_COLUMNS}, s.object_ids::text[] as object_ids
+       from access_log_records r, unnest(r.subject_ids, r.object_ids) with ordinality as s(subject_id, object_ids, position)
+      where r.clinic_id = $1${andAll(filters)}
+        ${after ? `and r.id <= ${after} / ${ENTRY_SLOTS} and r.id * ${ENTRY_SLOTS} + s.position - 1 < ${after}` : ''}
+      order by r.id desc, s.position desc limit ${limit}`,
+  count: (filters: readonly string[]) =>
+    `select coalesce(sum(cardinality(r.subject_ids)), 0)::int as n from access_log_records r where r.clinic_id = $1${andAll(filters)}`,
 };
 
-/** Cursors hold the entry id, the list's one sort key (ids only grow, so newest first is id descending). */
-const isEntryKey = (key: SortKey) => key.length === 1 && typeof key[0] === 'number' && Number.isSafeInteger(key[0]);
+const isSafeInteger = (part: string | number) => typeof part === 'number' && Number.isSafeInteger(part);
+/** A user's log is ordered by hour, then entry id (access-log.user-log.ts). */
+const isUserKey = (key: SortKey) => key.length === 2 && key.every(isSafeInteger);
+/** A clinic's log is ordered by entry id (ids only grow, so newest first is id descending). */
+const isClinicKey = (key: SortKey) => key.length === 1 && key.every(isSafeInteger);
 
 /**
  * Reads the access log (entries are written by the access policy's trail, see access-log.writer):
@@ -119,10 +80,16 @@ export class AccessLogService {
   /** The log of one account's data, newest first: the account, its custodians and servers may read it. */
   async ofUser(scope: Scope, userId: string, options: AccessLogListOptions = {}): Promise<PagedList<AccessLogEntry>> {
     assertUserId(userId);
-    const list = `access-log:user:${userId}:${JSON.stringify(options.filter ?? {})}`;
-    const args = pageArgs(list, options.first, options.after, isEntryKey);
+    const filter = options.filter ?? {};
+    const list = `access-log:user:${userId}:${JSON.stringify(filter)}`;
+    const args = pageArgs(list, options.first, options.after, isUserKey);
     await this.access.assertAllowed(scope, userId, ['custodian']);
-    return this.page(scope, list, LOGS.user, userId, options.filter ?? {}, args);
+    await this.queuedEntries();
+    const entries = await this.named(scope, await userLogRows(scope.em, userId, filter, args));
+    return {
+      page: pageOf(list, args, entries, (entry) => [hourOf(entry.at), Number(entry.id)]),
+      count: () => userLogCount(scope.em, userId, filter),
+    };
   }
 
   /** What the clinic's clinicians did through it, newest first: its admins and servers may read it. */
@@ -131,44 +98,15 @@ export class AccessLogService {
     clinicId: string,
     options: AccessLogListOptions = {},
   ): Promise<PagedList<AccessLogEntry>> {
-    const list = `access-log:clinic:${clinicId}:${JSON.stringify(options.filter ?? {})}`;
-    const args = pageArgs(list, options.first, options.after, isEntryKey);
+    const filter = options.filter ?? {};
+    const list = `access-log:clinic:${clinicId}:${JSON.stringify(filter)}`;
+    const args = pageArgs(list, options.first, options.after, isClinicKey);
     await this.assertClinicAdmin(scope, clinicId);
-    return this.page(scope, list, LOGS.clinic, clinicId, options.filter ?? {}, args);
-  }
-
-  /**
-   * Removes the records older than the retention, and their entries (found by the range of
-   * their ids, through the entries' BRIN index); answers how many entries.
-   */
-  async sweep(scope: Pick<Scope, 'em'>, retentionDays: number): Promise<number> {
-    const { rows } = await executeBound(
-      scope.em,
-      `with gone as (delete from access_log_records where at < now() - make_interval(days => $1) returning id),
-            entries as (
-              delete from access_log_entries
-               where id >= (select min(id) from gone) * ${ENTRY_SLOTS} and id < ((select max(id) from gone) + 1) * ${ENTRY_SLOTS}
-                 and id / ${ENTRY_SLOTS} in (select id from gone)
-              returning 1)
-       select count(*)::int as n from entries`,
-      [retentionDays],
-    );
-    return rows[0]!.n as number;
-  }
-
-  private async page(
-    scope: Scope,
-    list: string,
-    log: (typeof LOGS)[keyof typeof LOGS],
-    owner: string,
-    filter: AccessLogFilter,
-    args: PageArgs,
-  ): Promise<PagedList<AccessLogEntry>> {
     await this.queuedEntries();
-    const { sql, params } = conditions(filter);
+    const { sql, params } = conditions(filter, 2);
     const after = args.after ? `$${params.length + 2}::bigint` : null;
-    const { rows } = await executeBound(scope.em, log.page(sql, after, args.first + 1), [
-      owner,
+    const { rows } = await executeBound(scope.em, CLINIC_LOG.page(sql, after, args.first + 1), [
+      clinicId,
       ...params,
       ...(args.after ?? []),
     ]);
@@ -176,10 +114,30 @@ export class AccessLogService {
     return {
       page: pageOf(list, args, entries, (entry) => [Number(entry.id)]),
       count: async () => {
-        const counted = await executeBound(scope.em, log.count(sql), [owner, ...params]);
+        const counted = await executeBound(scope.em, CLINIC_LOG.count(sql), [clinicId, ...params]);
         return counted.rows[0]!.n as number;
       },
     };
+  }
+
+  /**
+   * Removes the records older than the retention, and the hours no record is left in (the hour
+   * the retention ends in loses its stored counts); answers how many entries went. The GIN
+   * index loses the records' keys when PostgreSQL vacuums.
+   */
+  async sweep(scope: Pick<Scope, 'em'>, retentionDays: number): Promise<number> {
+    const { rows } = await executeBound(
+      scope.em,
+      `with gone as (
+              delete from access_log_records where at < now() - make_interval(days => $1) returning cardinality(subject_ids) as entries),
+            hours as (delete from access_log_hours where hour < access_log_hour(now() - make_interval(days => $1))),
+            partly as (
+              update access_log_hours set allowed = null, refused = null
+               where hour = access_log_hour(now() - make_interval(days => $1)) and allowed is not null)
+       select coalesce(sum(entries), 0)::int as n from gone`,
+      [retentionDays],
+    );
+    return rows[0]!.n as number;
   }
 
   /** Entries with the accessor's login name where the reader may see it: one name query per page. */
@@ -203,20 +161,4 @@ export class AccessLogService {
       requestId: row.request_id,
     }));
   }
-}
-
-/** The filter as SQL conditions on the record `r`, with parameters from `$2` on. */
-function conditions(filter: AccessLogFilter): { sql: string[]; params: unknown[] } {
-  const sql: string[] = [];
-  const params: unknown[] = [];
-  const add = (condition: string, value: unknown) => {
-    params.push(value);
-    sql.push(condition.replace('?', `$${params.length + 1}`));
-  };
-  if (filter.startAt && filter.endAt && filter.startAt >= filter.endAt)
-    throw invalid('filter.startAt must be before filter.endAt', 'filter.startAt');
-  if (filter.outcome) add('r.outcome = ?', filter.outcome);
-  if (filter.startAt) add('r.at >= ?', filter.startAt);
-  if (filter.endAt) add('r.at < ?', filter.endAt);
-  return { sql, params };
 }

@@ -26,6 +26,7 @@ afterAll(async () => {
 });
 
 const entry = (subject: string, operation: string): RecordRow => ({
+  at: new Date('2026-11-25T10:00:00.123Z'),
   actor_user_id: 'reader0001',
   actor_is_server: false,
   client_id: 'app',
@@ -40,10 +41,10 @@ const entry = (subject: string, operation: string): RecordRow => ({
 /** A subject's entries as the log reads them: each with its record's columns and its own object ids. */
 const entriesOf = (subject: string) =>
   database.query(
-    `select e.subject_id, r.actor_user_id, r.actor_is_server, r.client_id, r.clinic_id, r.operation,
-            r.object_ids[e.id % ${ENTRY_SLOTS} + 1]::text[] as object_ids, r.outcome, r.request_id
-       from access_log_entries e join access_log_records r on r.id = e.id / ${ENTRY_SLOTS}
-      where e.subject_id = $1 order by e.id`,
+    `select r.at, s.subject_id, r.actor_user_id, r.actor_is_server, r.client_id, r.clinic_id, r.operation,
+            s.object_ids::text[] as object_ids, r.outcome, r.request_id
+       from access_log_records r, unnest(r.subject_ids, r.object_ids) with ordinality as s(subject_id, object_ids, position)
+      where s.subject_id = $1 order by r.id, s.position`,
     [subject],
   );
 
@@ -75,7 +76,7 @@ describe('the read entries’ writer', () => {
     let rows: Record<string, unknown>[] = [];
     while (rows.length < 3) {
       await new Promise((resolve) => setTimeout(resolve, 5));
-      rows = await database.query("select xmin::text as tx from access_log_entries where subject_id = 'subject06'");
+      rows = await database.query("select xmin::text as tx from access_log_records where subject_ids = '{subject06}'");
     }
     expect(new Set(rows.map((row) => row.tx)).size).toBe(1);
   });
@@ -109,13 +110,41 @@ describe('the read entries’ writer', () => {
     await writer.flush();
     expect((await entriesOf('subject07')).map((row) => row.object_ids)).toEqual([['blob-1'], ['blob-2', 'blob-3']]);
     expect((await entriesOf('subject08')).map((row) => row.object_ids)).toEqual([[]]);
-    // Entry ids: the record's id × ENTRY_SLOTS plus each account's position, so they follow the order handed over.
-    const ids = await database.query(
-      `select e.id::text, r.id::text as record from access_log_entries e join access_log_records r on r.id = e.id / ${ENTRY_SLOTS}
-        where e.subject_id in ('subject07', 'subject08') order by e.id`,
+  });
+
+  it('notes each account’s hours in access_log_hours, once per hour and account, by the hour of each record', async () => {
+    const writer = new GroupedEntryWriter(() => orm.em.fork(), createLogger('silent'));
+    const on = (at: string, subjects: string[]): RecordRow => ({
+      ...entry(subjects[0]!, 'users'),
+      at: new Date(at),
+      subject_ids: subjects,
+      object_ids: subjects.map(() => []),
+    });
+    await writer.write([on('2026-11-24T09:59:59.999Z', ['subject09', 'subject10'])]);
+    await writer.flush();
+    await writer.write([on('2026-11-24T10:00:00.000Z', ['subject09']), on('2026-11-24T09:00:00Z', ['subject09'])]);
+    await writer.flush();
+    const hours = await database.query(
+      `select subject_id, hour from access_log_hours where subject_id in ('subject09', 'subject10') order by subject_id, hour`,
     );
-    const record = BigInt(ids[0]!.record as string);
-    expect(ids.map((row) => BigInt(row.id as string) - record * BigInt(ENTRY_SLOTS))).toEqual([0n, 1n, 2n]);
+    const nine = Date.UTC(2026, 10, 24, 9) / 3_600_000;
+    expect(hours.map((row) => [row.subject_id, row.hour])).toEqual([
+      ['subject09', nine],
+      ['subject09', nine + 1],
+      ['subject10', nine],
+    ]);
+  });
+
+  it('clears an hour’s stored counts when a record of that hour comes late', async () => {
+    const writer = new GroupedEntryWriter(() => orm.em.fork(), createLogger('silent'));
+    const late = { ...entry('subject11', 'late'), at: new Date('2026-11-20T08:30:00Z') };
+    await writer.write([late]);
+    await writer.flush();
+    await database.query(`update access_log_hours set allowed = 1, refused = 0 where subject_id = 'subject11'`);
+    await writer.write([late]);
+    await writer.flush();
+    const [hour] = await database.query(`select allowed, refused from access_log_hours where subject_id = 'subject11'`);
+    expect(hour).toEqual({ allowed: null, refused: null });
   });
 
   it('answers at once while the database cannot be reached, and writes the entries once it can', async () => {

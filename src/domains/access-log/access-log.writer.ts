@@ -6,12 +6,18 @@ import type { Logger } from '../../infra/logger';
 import { servedScope, type AccessEvent, type AccessOutcome, type AccessSink } from '../../kernel/access-trail';
 import type { Principal } from '../../kernel/principal';
 import { arrayLiteral } from '../../kernel/sql';
+import { distinctHours, hourOf, KnownHours, type SubjectHour } from './access-log.hours';
 
 /**
- * An access_log_records row as written (the table numbers and dates it): what one request did,
- * of one kind (operation, outcome, clinic), to each account in `subject_ids`.
+ * An access_log_records row as written (the table numbers it): what one request did, of one
+ * kind (operation, outcome, clinic), to each account in `subject_ids`.
  */
 export interface RecordRow {
+  /**
+   * When the request's decisions were handed over: dated by the service, so that it knows the
+   * record's hour, and each account's row of `access_log_hours`, without asking PostgreSQL.
+   */
+  at: Date;
   actor_user_id: string | null;
   actor_is_server: boolean;
   client_id: string | null;
@@ -32,31 +38,51 @@ const entriesIn = (records: readonly RecordRow[]) =>
   records.reduce((sum, record) => sum + record.subject_ids.length, 0);
 
 /**
- * Records and their entries in one statement (one round trip): the records travel as one array
- * per column, whatever their number (PostgreSQL reads arrays of plain values faster than a JSON
- * document of objects), and each record's accounts become its entries in the same statement. A
- * record's accounts and object ids travel as the text of PostgreSQL arrays, since one array
- * parameter cannot hold arrays of different lengths. `$10` 'off' commits the statement's own
- * transaction without waiting for the WAL flush (set_config(..., true) lasts until that commit).
+ * Records, and the (account, hour) rows not yet written, in one statement (one round trip): the
+ * records travel as one array per column, whatever their number (PostgreSQL reads arrays of
+ * plain values faster than a JSON document of objects). A record's accounts and object ids
+ * travel as the text of PostgreSQL arrays, since one array parameter cannot hold arrays of
+ * different lengths. The GIN index `access_log_records_hour_keys` makes each account of a record
+ * findable in its log. An (account, hour) row already there keeps its place, but loses its
+ * stored counts (a record written late, into an hour already counted). `$13` 'off' commits the
+ * statement's own transaction without waiting for the WAL flush (set_config(..., true) lasts
+ * until that commit).
  */
 const INSERT_RECORDS = `with record as (
-    insert into access_log_records (actor_user_id, actor_is_server, client_id, clinic_id, operation, outcome, request_id, subject_ids, object_ids)
-    select r.actor_user_id, r.actor_is_server, r.client_id, r.clinic_id, r.operation, r.outcome, r.request_id, r.subject_ids::text[], r.object_ids::text[]
-      from (select set_config('synchronous_commit', $10, true)) as commit_setting,
-           unnest($1::text[], $2::boolean[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
-             as r(actor_user_id, actor_is_server, client_id, clinic_id, operation, outcome, request_id, subject_ids, object_ids)
-    returning id, subject_ids)
-  insert into access_log_entries (subject_id, id)
-  select subject.id, record.id * ${ENTRY_SLOTS} + subject.position - 1
-    from record, unnest(record.subject_ids) with ordinality as subject(id, position)`;
+    insert into access_log_records (at, actor_user_id, actor_is_server, client_id, clinic_id, operation, outcome, request_id, subject_ids, object_ids)
+    select r.at, r.actor_user_id, r.actor_is_server, r.client_id, r.clinic_id, r.operation, r.outcome, r.request_id, r.subject_ids::text[], r.object_ids::text[]
+      from (select set_config('synchronous_commit', $13, true)) as commit_setting,
+           unnest($1::timestamptz[], $2::text[], $3::boolean[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])
+             as r(at, actor_user_id, actor_is_server, client_id, clinic_id, operation, outcome, request_id, subject_ids, object_ids)
+    returning 1)
+  insert into access_log_hours (subject_id, hour)
+  select h.subject_id, h.hour from unnest($11::text[], $12::integer[]) as h(subject_id, hour)
+  on conflict (subject_id, hour) do update set allowed = null, refused = null where access_log_hours.allowed is not null`;
 
-/** INSERT_RECORDS' parameters. */
-function insertParams(records: readonly RecordRow[], waitForDisk: boolean): string[] {
+/** The (account, hour) pairs of records, as often as they occur. */
+function* subjectHoursOf(records: readonly RecordRow[]): Generator<SubjectHour> {
+  for (const record of records) {
+    const hour = hourOf(record.at);
+    for (const subjectId of record.subject_ids) yield { subjectId, hour };
+  }
+}
+
+/** Account, then hour: every statement takes the row locks of `access_log_hours` in this order, so none wait in a cycle. */
+const lockOrder = (one: SubjectHour, other: SubjectHour) =>
+  one.subjectId < other.subjectId ? -1 : one.subjectId > other.subjectId ? 1 : one.hour - other.hour;
+
+/**
+ * INSERT_RECORDS' parameters: the records, and the rows of `access_log_hours` to write with them
+ * (each once: one statement may not update a row twice).
+ */
+function insertParams(records: readonly RecordRow[], hours: readonly SubjectHour[], waitForDisk: boolean): string[] {
+  const locked = [...hours].sort(lockOrder);
   // As array literals made here: the driver's own conversion escapes every element with two
   // regular expressions, which profiled as the largest part of recording in the service.
   const column = <Key extends Exclude<keyof RecordRow, 'subject_ids' | 'object_ids'>>(key: Key) =>
     arrayLiteral(records.map((record) => record[key]));
   return [
+    column('at'),
     column('actor_user_id'),
     column('actor_is_server'),
     column('client_id'),
@@ -66,6 +92,8 @@ function insertParams(records: readonly RecordRow[], waitForDisk: boolean): stri
     column('request_id'),
     arrayLiteral(records.map((record) => arrayLiteral(record.subject_ids))),
     arrayLiteral(records.map((record) => arrayLiteral(record.object_ids.map((ids) => arrayLiteral(ids))))),
+    arrayLiteral(locked.map((pair) => pair.subjectId)),
+    arrayLiteral(locked.map((pair) => pair.hour)),
     waitForDisk ? 'on' : 'off',
   ];
 }
@@ -115,6 +143,7 @@ export class GroupedEntryWriter {
   private abandoned = false;
   /** Ends the current gathering wait at once (a reader waits, or a batch is full). */
   private stopGathering: (() => void) | undefined;
+  private readonly knownHours = new KnownHours();
 
   constructor(
     private readonly em: () => EntityManager,
@@ -154,8 +183,15 @@ export class GroupedEntryWriter {
     while (this.queue.length && !this.abandoned) {
       if (!this.flushes.length && this.queued < MAX_BATCH_ENTRIES) await this.gather();
       const { batch, entries } = this.nextBatch();
+      const hours = this.knownHours.unknown(subjectHoursOf(batch), new Date());
       try {
-        await executePrepared(this.em(), 'access_log_insert_records', INSERT_RECORDS, insertParams(batch, false));
+        await executePrepared(
+          this.em(),
+          'access_log_insert_records',
+          INSERT_RECORDS,
+          insertParams(batch, hours, false),
+        );
+        this.knownHours.remember(hours, new Date());
       } catch (error) {
         if (isDatabaseUnavailable(error)) {
           this.logger.warn({ err: error, entries: this.queued }, 'access log entries wait for the database');
@@ -202,7 +238,12 @@ export class GroupedEntryWriter {
  * order first met, each holding up to ENTRY_SLOTS accounts (a server reading 100 accounts
  * writes one record of 100 entries).
  */
-export function recordsOf(principal: Principal, requestId: string, events: readonly AccessEvent[]): RecordRow[] {
+export function recordsOf(
+  principal: Principal,
+  requestId: string,
+  events: readonly AccessEvent[],
+  at = new Date(),
+): RecordRow[] {
   const records: RecordRow[] = [];
   for (const event of events) {
     // A request makes decisions of a few kinds at most: the last record of the kind is found by looking.
@@ -212,6 +253,7 @@ export function recordsOf(principal: Principal, requestId: string, events: reado
     );
     if (!record || record.subject_ids.length === ENTRY_SLOTS) {
       record = {
+        at,
         actor_user_id: principal.userId,
         actor_is_server: principal.isServer,
         client_id: principal.clientId,
@@ -237,7 +279,9 @@ export function recordsOf(principal: Principal, requestId: string, events: reado
 export function accessSink(grouped: GroupedEntryWriter): AccessSink {
   return async (em, { principal, requestId }, events) => {
     const records = recordsOf(principal, requestId, events);
-    if (em.getTransactionContext()) await executeBound(em, INSERT_RECORDS, insertParams(records, true));
+    // Changes are few: their transaction writes every (account, hour) row, PostgreSQL keeping those it has.
+    if (em.getTransactionContext())
+      await executeBound(em, INSERT_RECORDS, insertParams(records, distinctHours(subjectHoursOf(records)), true));
     else await grouped.write(records);
   };
 }

@@ -38,10 +38,11 @@ export function ormOptions(url: string, entities: EntityList, poolSize = 10): Op
       silent: true,
       tableName: 'schema_migrations',
     },
-    // Triggers are written in migrations (they keep a copy table in step, with transition
-    // tables the entity definitions cannot express), not declared on entities; without this
-    // the schema comparison would read them as drift to drop.
-    schemaGenerator: { ignoreTriggers: true },
+    // Triggers and functions are written in migrations (triggers keep a copy table in step, with
+    // transition tables the entity definitions cannot express; functions key an expression index
+    // of the access log), not declared to the ORM; without this the schema comparison would
+    // read them as drift to drop.
+    schemaGenerator: { ignoreTriggers: true, ignoreRoutines: true },
     pool: { min: 0, max: poolSize, idleTimeoutMillis: 30_000 },
     discovery: { warnWhenNoEntities: false },
     forceUtcTimezone: true,

@@ -9,7 +9,7 @@ import type { TestApp } from '../app';
  * the login guard counts failed logins (src/auth/login-guard.ts). Everything else is state a
  * refused request must leave as it was.
  */
-const WRITTEN_BY_REFUSALS = new Set(['access_log_records', 'access_log_entries', 'login_failures']);
+const WRITTEN_BY_REFUSALS = new Set(['access_log_records', 'access_log_hours', 'login_failures']);
 
 /**
  * Sweepers remove expired rows (revoked sessions, OIDC records) in the background, whatever the

@@ -52,12 +52,15 @@ const entriesIn = (keys: string, filters: readonly string[] = []) =>
 
 /**
  * Stores the counts of the user's hours from `$2` to `$3` that are over and not yet counted:
- * each such hour is read once, and later counts add up the stored ones.
+ * each such hour is read once, and later counts add up the stored ones. The hours are locked in
+ * order, as the access log's INSERT locks them (access-log.writer.ts), so two statements never
+ * wait for each other in a cycle.
  */
 const STORE_COUNTS = `with uncounted as (
     select hour from access_log_hours
      where subject_id = $1::text and hour between $2 and $3 and allowed is null
-       and hour < access_log_hour(now()) - ${OPEN_HOURS}),
+       and hour < access_log_hour(now()) - ${OPEN_HOURS}
+     order by hour for update),
   counted as (
     select access_log_hour(r.at) as hour,
            sum(n) filter (where r.outcome = 'ALLOWED') as allowed,

@@ -46,7 +46,7 @@ const page = (filters: readonly string[], after: { hour: string; id: string } | 
     order by access_log_hour(r.at) desc, r.id desc, s.position desc limit ${limit}`;
 
 /** The user's entries in the records of `keys` (an array expression), the filter's conditions on `r`. */
-const entriesIn = (keys: string, filters: readonly string[] = []) =>
+const entriesIn = (keys: string, filters: readonly string[]) =>
   `select coalesce(sum(cardinality(array_positions(r.subject_ids, $1::text))), 0) from access_log_records r
     where access_log_hour_keys(r.subject_ids, r.at) && ${keys}${andAll(filters)}`;
 

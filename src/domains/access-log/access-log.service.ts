@@ -128,12 +128,13 @@ export class AccessLogService {
   async sweep(scope: Pick<Scope, 'em'>, retentionDays: number): Promise<number> {
     const { rows } = await executeBound(
       scope.em,
-      `with gone as (
-              delete from access_log_records where at < now() - make_interval(days => $1) returning cardinality(subject_ids) as entries),
-            hours as (delete from access_log_hours where hour < access_log_hour(now() - make_interval(days => $1))),
+      `with cutoff as (select now() - make_interval(days => $1) as at),
+            gone as (
+              delete from access_log_records where at < (select at from cutoff) returning cardinality(subject_ids) as entries),
+            hours as (delete from access_log_hours where hour < (select access_log_hour(at) from cutoff)),
             partly as (
               update access_log_hours set allowed = null, refused = null
-               where hour = access_log_hour(now() - make_interval(days => $1)) and allowed is not null)
+               where hour = (select access_log_hour(at) from cutoff) and allowed is not null)
        select coalesce(sum(entries), 0)::int as n from gone`,
       [retentionDays],
     );

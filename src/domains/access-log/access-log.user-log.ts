@@ -111,13 +111,13 @@ export async function userLogRows(
   const limit = args.first + 1;
   const rows: StoredEntryRow[] = [];
   let upTo = Math.min(hours.to, args.after ? (args.after[0] as number) : HOURS.max);
-  for (let span = FIRST_SPAN_HOURS, first = true; rows.length < limit; span *= SPAN_GROWTH, first = false) {
+  for (let span = FIRST_SPAN_HOURS; rows.length < limit; span *= SPAN_GROWTH) {
     const spanHours = (await executeBound(em, SPAN, [userId, hours.from, upTo, span])).rows.map(
       (row) => row.hour as number,
     );
     if (!spanHours.length) break;
     // Only the first span can hold the cursor's hour.
-    const after = first ? args.after : null;
+    const after = span === FIRST_SPAN_HOURS ? args.after : null;
     const cursor = after ? { hour: `$${params.length + 3}::integer`, id: `$${params.length + 4}::bigint` } : null;
     const entries = await executeBound(em, page(sql, cursor, limit - rows.length), [
       userId,

@@ -36,6 +36,7 @@ import { requestContext, requestedPath } from './http/request-context';
 import type { Orm } from './infra/database/orm';
 import type { Logger } from './infra/logger';
 import type { ObjectStore } from './infra/object-store/object-store';
+import type { ShutdownStep } from './infra/shutdown';
 import type { AppError } from './kernel/errors';
 
 export interface AppDependencies {
@@ -53,7 +54,8 @@ export interface IsletApp {
   schema: GraphQLSchema;
   /** GraphQL subscriptions: the HTTP server hands it upgrade requests. */
   websocket: GraphqlWebSocket;
-  close(): Promise<void>;
+  /** Stops background work, each part as a step of `step`. */
+  close(step: ShutdownStep): Promise<void>;
 }
 
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
@@ -188,13 +190,13 @@ export async function createApp({
     handler: app,
     schema,
     websocket,
-    close: async () => {
-      await websocket.close();
+    close: async (step) => {
+      await step('GraphQL subscriptions', () => websocket.close());
       clearInterval(sweeper);
       clearInterval(contentSweeper);
-      await contentSweep;
-      await apollo.stop();
-      await services.close();
+      await step('the sweep of unfinished uploads', () => contentSweep);
+      await step('Apollo Server', () => apollo.stop());
+      await services.close(step);
     },
   };
 }

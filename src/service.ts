@@ -11,6 +11,7 @@ import { resolvePostgres, type PostgresServer } from './infra/database/postgres-
 import type { Logger } from './infra/logger';
 import { createObjectStore } from './infra/object-store';
 import { loadSecrets, type Secrets } from './infra/secrets';
+import { shutdownSteps } from './infra/shutdown';
 
 export interface RunningService {
   url: string;
@@ -19,7 +20,10 @@ export interface RunningService {
   database: PostgresServer;
   orm: Orm;
   secrets: Secrets;
-  /** Stops accepting connections, lets in-flight requests finish, then closes the pool. */
+  /**
+   * Stops accepting connections, lets in-flight requests finish (SHUTDOWN_TIMEOUT_MS at most),
+   * then stops background work and closes the pool (another SHUTDOWN_TIMEOUT_MS at most).
+   */
   close(): Promise<void>;
 }
 
@@ -108,9 +112,11 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       await Promise.all([drained, liveClosed, metrics?.close()]);
       clearInterval(idle);
       clearTimeout(deadline);
-      await app.close();
+      // Background work and the pool then share one more SHUTDOWN_TIMEOUT_MS, so stopping ends.
+      const step = shutdownSteps(logger, Date.now() + config.shutdownTimeoutMs);
+      await app.close(step);
       unmeterPool();
-      await orm.close();
+      await step('the database pool', () => orm.close());
       await database.stop();
     })();
     return closing;

@@ -37,6 +37,7 @@ import type { Logger } from './infra/logger';
 import { DatabaseEvents } from './infra/database/events';
 import { ContentStore } from './infra/content/content-store';
 import type { ObjectStore } from './infra/object-store/object-store';
+import type { ShutdownStep } from './infra/shutdown';
 import { BlobsService } from './domains/blobs/blobs.service';
 import { DeviceLogsService } from './domains/device-logs/device-logs.service';
 import { GlucoseService } from './domains/glucose/glucose.service';
@@ -84,7 +85,7 @@ export interface Services {
   brokerStates: BrokerStates;
   authenticator: Authenticator;
   sessions: SessionsService;
-  close(): Promise<void>;
+  close(step: ShutdownStep): Promise<void>;
 }
 
 /** Entries expire by the day; an hourly look keeps a removal small. */
@@ -234,12 +235,12 @@ export async function createServices({
     brokerStates,
     authenticator,
     sessions,
-    close: async () => {
+    close: async (step) => {
       clearInterval(accessLogSweeper);
       revocations.close();
-      await summaryUpdater.close();
-      await readEntries?.close(ACCESS_LOG_CLOSE_TIMEOUT_MS);
-      await events.close();
+      await step('the glucose summary updater', () => summaryUpdater.close());
+      await step('the access log writer', () => readEntries?.close(ACCESS_LOG_CLOSE_TIMEOUT_MS) ?? Promise.resolve());
+      await step('the database event listener', () => events.close());
     },
   };
 }

@@ -143,9 +143,9 @@ describe.each(storeDrivers())('consistency on the %s store', (_driver, storeEnv)
   beforeAll(async () => {
     app = await startTestApp({ ...(await storeEnv()), ...RECOVERY_ENV });
   });
-  // Stopping may wait out bounded deadlines one after another (the connection drain's 10 s,
-  // the queued access log entries' 10 s, an unfinished sweep of the store) after the tests cut
-  // the database and the store; once in a full CI run it took over jest's default 30 s.
+  // Stopping may wait out its two deadlines (SHUTDOWN_TIMEOUT_MS for requests, then again for
+  // background work and the pool) after the tests cut the database and the store. Twice in full
+  // CI runs, before it had the second deadline, it took over 30 s and then over 60 s.
   afterAll(async () => {
     await app?.stop();
   }, 60_000);

@@ -126,4 +126,28 @@ describe('graceful shutdown', () => {
     await app.restart();
     expect((await call(app.url, '/healthz')).status).toBe(200);
   });
+
+  it('ends by its deadline, naming what it left behind, when a database connection is never given back', async () => {
+    const lines: string[] = [];
+    const stuck = await startTestApp(
+      { SHUTDOWN_TIMEOUT_MS: '300', LOG_LEVEL: 'error' },
+      { logTo: (line) => lines.push(line) },
+    );
+    const pool = await stuck.service.orm.em.getConnection().getNativeClient();
+    const held = await pool.connect();
+    try {
+      const started = Date.now();
+      await stuck.service.close();
+      // Closing the pool waits for the held connection, which never comes back: without a
+      // deadline the service would never stop.
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(lines.map((line) => JSON.parse(line).msg)).toEqual([
+        'stopping: the database pool did not finish by the shutdown deadline; left behind',
+      ]);
+      await expect(fetch(`${stuck.url}/healthz`)).rejects.toThrow();
+    } finally {
+      held.release();
+      await stuck.stop();
+    }
+  });
 });

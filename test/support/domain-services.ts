@@ -7,6 +7,7 @@ import { entities } from '../../src/entities';
 import { openDatabase, type Orm } from '../../src/infra/database/orm';
 import { createLogger } from '../../src/infra/logger';
 import { FilesystemStore } from '../../src/infra/object-store/filesystem-store';
+import { shutdownSteps } from '../../src/infra/shutdown';
 import type { IncomingContent } from '../../src/kernel/content';
 import { AccessTrail, type AccessEvent } from '../../src/kernel/access-trail';
 import { hexId } from '../../src/kernel/ids';
@@ -191,7 +192,7 @@ export async function startDomainWorld(): Promise<DomainWorld> {
       return clinicId;
     },
     async stop() {
-      await services.close();
+      await services.close(shutdownSteps(logger, Date.now() + config.shutdownTimeoutMs));
       await orm.close();
       await database.release();
       fs.rmSync(dataDir, { recursive: true, force: true });

@@ -129,10 +129,7 @@ describe('graceful shutdown', () => {
 
   it('ends by its deadline, naming what it left behind, when a database connection is never given back', async () => {
     const lines: string[] = [];
-    const stuck = await startTestApp(
-      { SHUTDOWN_TIMEOUT_MS: '300', LOG_LEVEL: 'error' },
-      { logTo: (line) => lines.push(line) },
-    );
+    const stuck = await startTestApp({ SHUTDOWN_TIMEOUT_MS: '300' }, { logTo: (line) => lines.push(line) });
     const pool = await stuck.service.orm.em.getConnection().getNativeClient();
     const held = await pool.connect();
     try {

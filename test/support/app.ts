@@ -26,9 +26,19 @@ export interface TestAppOptions {
   logTo?: (line: string) => void;
 }
 
-/** The service's own logger (its format, its request-id binding), writing to `logTo` if given. */
+/** How a shutdown step the service gave up on is logged (src/infra/shutdown.ts). */
+const LEFT_BEHIND = '"msg":"stopping: ';
+
+/**
+ * The service's own logger (its format, its request-id binding), writing to `logTo` if given,
+ * to stdout if TEST_LOG_LEVEL is set, and otherwise only the lines that name a shutdown step
+ * left behind, on stderr: a run's output then says what kept a service from stopping.
+ */
 function testLogger(config: Config, { logTo }: TestAppOptions): Logger {
-  return createLogger(config.logLevel, logTo ? { destination: { write: logTo } } : {});
+  if (logTo) return createLogger(config.logLevel, { destination: { write: logTo } });
+  if (process.env.TEST_LOG_LEVEL) return createLogger(config.logLevel);
+  const write = (line: string) => void (line.includes(LEFT_BEHIND) && process.stderr.write(line));
+  return createLogger(config.logLevel, { destination: { write } });
 }
 
 /**
@@ -43,7 +53,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     PORT: '0',
     DATABASE_URL: database.url,
     DATA_DIR: dataDir,
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
     SERVER_SECRET,
     DEV_CLIENT_SECRET,
     DATABASE_POOL_SIZE: '4',

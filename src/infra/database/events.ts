@@ -14,6 +14,7 @@ export class DatabaseEvents {
   private readonly listeners = new Map<string, Listener[]>();
   private readonly connectHooks: (() => Promise<void>)[] = [];
   private client: pg.Client | undefined;
+  private reconnection: NodeJS.Timeout | undefined;
   private closed = false;
 
   constructor(
@@ -37,28 +38,41 @@ export class DatabaseEvents {
       for (const listener of this.listeners.get(message.channel) ?? []) listener(message.payload ?? '');
     });
     client.on('error', (error) => {
-      if (this.closed) return;
-      this.logger.warn({ err: error }, 'database event listener lost its connection; reconnecting');
       void client.end().catch(() => undefined);
+      // Only the connection in use reconnects; one lost while starting fails its start, whose caller retries.
+      if (this.closed || client !== this.client) return;
+      this.client = undefined;
+      this.logger.warn({ err: error }, 'database event listener lost its connection; reconnecting');
       this.scheduleReconnect();
     });
     await client.connect();
-    for (const channel of this.listeners.keys()) await client.query(`listen ${channel}`);
+    // Closed while connecting (the service stopped during a reconnection): nothing to resume.
+    if (this.closed) return void (await client.end());
+    // In use from here on, so that closing ends it even while the hooks below still run.
     this.client = client;
-    for (const hook of this.connectHooks) await hook();
+    try {
+      for (const channel of this.listeners.keys()) await client.query(`listen ${channel}`);
+      for (const hook of this.connectHooks) await hook();
+    } catch (error) {
+      if (this.client === client) this.client = undefined;
+      await client.end().catch(() => undefined);
+      throw error;
+    }
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.reconnection);
     await this.client?.end().catch(() => undefined);
   }
 
+  /** Tries again in RECONNECT_MS, unless a try is already due. */
   private scheduleReconnect(): void {
-    if (this.closed) return;
-    setTimeout(() => {
-      // Closed meanwhile (the service shut down while the database was away): nothing to resume.
-      if (this.closed) return;
+    if (this.closed || this.reconnection) return;
+    this.reconnection = setTimeout(() => {
+      this.reconnection = undefined;
       this.start().catch((error: unknown) => {
+        if (this.closed) return;
         this.logger.warn({ err: error }, 'database event listener could not reconnect');
         this.scheduleReconnect();
       });

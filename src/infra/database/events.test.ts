@@ -25,7 +25,7 @@ async function listenerSessions(name: string): Promise<number> {
 const cut = (name: string) =>
   database.query('select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1', [name]);
 
-/** Resolves the returned promise's `release` to let a blocked hook go on. */
+/** A promise (`wait`) that resolves when `release` is called. */
 function gate(): { wait: Promise<void>; release: () => void } {
   let release = () => undefined as void;
   const wait = new Promise<void>((resolve) => (release = resolve));

@@ -239,7 +239,7 @@ export async function createServices({
       clearInterval(accessLogSweeper);
       revocations.close();
       await step('the glucose summary updater', () => summaryUpdater.close());
-      await step('the access log writer', () => readEntries?.close(ACCESS_LOG_CLOSE_TIMEOUT_MS) ?? Promise.resolve());
+      await step('the access log writer', async () => readEntries?.close(ACCESS_LOG_CLOSE_TIMEOUT_MS));
       await step('the database event listener', () => events.close());
     },
   };

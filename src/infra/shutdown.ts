@@ -3,6 +3,9 @@ import type { Logger } from './logger';
 /** Runs one named step of stopping the service; see `shutdownSteps`. */
 export type ShutdownStep = (name: string, work: () => Promise<unknown>) => Promise<void>;
 
+/** How the log line of a step left behind begins (test apps print those lines). */
+export const LEFT_BEHIND = 'stopping: ';
+
 /**
  * Steps of stopping that share one deadline (epoch ms). Each is waited for until the deadline
  * at most: one still running then is logged by name and left behind, and the next step runs.
@@ -18,7 +21,8 @@ export function shutdownSteps(logger: Logger, deadline: number): ShutdownStep {
     });
     try {
       const late = await Promise.race([work().then(() => false), overran]);
-      if (late) logger.error({ step: name }, `stopping: ${name} did not finish by the shutdown deadline; left behind`);
+      if (late)
+        logger.error({ step: name }, `${LEFT_BEHIND}${name} did not finish by the shutdown deadline; left behind`);
     } finally {
       clearTimeout(timer);
     }

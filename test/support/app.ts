@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig, type Config } from '../../src/config';
 import { createLogger, type Logger } from '../../src/infra/logger';
+import { LEFT_BEHIND } from '../../src/infra/shutdown';
 import { startService, type RunningService } from '../../src/service';
 import { createTestDatabase, type TestDatabase } from './database';
 
@@ -26,9 +27,6 @@ export interface TestAppOptions {
   logTo?: (line: string) => void;
 }
 
-/** How a shutdown step the service gave up on is logged (src/infra/shutdown.ts). */
-const LEFT_BEHIND = '"msg":"stopping: ';
-
 /**
  * The service's own logger (its format, its request-id binding), writing to `logTo` if given,
  * to stdout if TEST_LOG_LEVEL is set, and otherwise only the lines that name a shutdown step
@@ -37,7 +35,7 @@ const LEFT_BEHIND = '"msg":"stopping: ';
 function testLogger(config: Config, { logTo }: TestAppOptions): Logger {
   if (logTo) return createLogger(config.logLevel, { destination: { write: logTo } });
   if (process.env.TEST_LOG_LEVEL) return createLogger(config.logLevel);
-  const write = (line: string) => void (line.includes(LEFT_BEHIND) && process.stderr.write(line));
+  const write = (line: string) => void (line.includes(`"msg":"${LEFT_BEHIND}`) && process.stderr.write(line));
   return createLogger(config.logLevel, { destination: { write } });
 }
 

@@ -47,7 +47,10 @@ export class DatabaseEvents {
     });
     await client.connect();
     // Closed while connecting (the service stopped during a reconnection): nothing to resume.
-    if (this.closed) return void (await client.end());
+    if (this.closed) {
+      await client.end();
+      return;
+    }
     // In use from here on, so that closing ends it even while the hooks below still run.
     this.client = client;
     try {

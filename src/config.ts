@@ -62,6 +62,13 @@ export interface Config {
   accessLogRetentionDays: number;
   /** Record the access log; off only to measure what recording costs (test/bench), never in service. */
   accessLogRecording: boolean;
+  /**
+   * Glucose readings one account may store per hour of data (UTC, counting what is stored and
+   * counts or will on its dataset's close); an upload that would pass it is refused whole.
+   */
+  glucoseReadingsPerHour: number;
+  /** Readings one turn of the summary updater reads; a larger rebuild goes on in later turns. */
+  summaryReadingsPerTurn: number;
 }
 
 export class ConfigError extends Error {}
@@ -171,5 +178,9 @@ export function loadConfig(env: Env = process.env): Config {
     // Six years, the longest record-keeping period health-data regulations (HIPAA) ask of audit trails.
     accessLogRetentionDays: integer(env, 'ACCESS_LOG_RETENTION_DAYS', 6 * 365 + 2, 1, 100 * 366),
     accessLogRecording: text(env, 'ACCESS_LOG_RECORDING') === undefined || flag(env, 'ACCESS_LOG_RECORDING'),
+    // Four times the 60 a summary counts per hour (tidepool-semantics B.4): room for re-uploads, none for floods.
+    glucoseReadingsPerHour: integer(env, 'GLUCOSE_READINGS_PER_HOUR', 240, 61, 100_000),
+    // About a quarter of a second of updater work; 60 days of 5-minute CGM data fit in one turn.
+    summaryReadingsPerTurn: integer(env, 'SUMMARY_READINGS_PER_TURN', 20_000, 100, 10_000_000),
   };
 }

@@ -123,8 +123,8 @@ export async function createServices({
   const owners = ownerAccounts(accountsExist, (tx: EntityManager, userId: string) => users.holdExisting(tx, userId));
   const blobs = new BlobsService(access, owners, contents);
   const deviceLogs = new DeviceLogsService(access, owners, contents);
-  const summaryUpdater = new SummaryUpdater(() => orm.em.fork(), logger);
-  const glucose = new GlucoseService(access, owners, summaryUpdater, (scope, userId) =>
+  const summaryUpdater = new SummaryUpdater(() => orm.em.fork(), logger, config.summaryReadingsPerTurn);
+  const glucose = new GlucoseService(access, owners, summaryUpdater, config.glucoseReadingsPerHour, (scope, userId) =>
     tide.userDataSources(scope, userId),
   );
   const clinicAccounts: ClinicAccounts = {

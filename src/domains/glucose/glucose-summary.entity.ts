@@ -27,7 +27,9 @@ export type GlucoseBucketRecord = InferEntity<typeof GlucoseBucketSchema>;
 /**
  * A user's CGM or BGM summary: dates, every period and its previous period. `outdatedSince` is
  * set when records the summary has not seen became active, `pendingFrom` to the earliest of
- * their times (the hour the update must rebuild from).
+ * their times (the hour the update must rebuild from; a rebuild spread over several turns moves
+ * it on as it goes). `queuedAt` orders the updater's queue: when the summary joined it, or when
+ * its previous turn ended.
  */
 export const GlucoseSummarySchema = defineEntity({
   name: 'GlucoseSummary',
@@ -41,6 +43,7 @@ export const GlucoseSummarySchema = defineEntity({
     lastUpdatedDate: p.datetime().nullable(),
     outdatedSince: p.datetime().nullable().index(),
     pendingFrom: p.datetime().nullable(),
+    queuedAt: p.datetime().nullable().index(),
     periods: p.json<SummaryPeriods>().nullable(),
     schemaVersion: p.integer(),
   },

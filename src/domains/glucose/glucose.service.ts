@@ -32,6 +32,7 @@ import { pageArgs, pageOf, type PageArgs, type PagedList, type SortKey } from '.
 import { readRecords } from './record-body';
 import { KIND_OF, markOutdated, updateSummary } from './summary-store';
 import { announceSummaryChange } from './summary-feed';
+import { assertReadingDensity } from './reading-density';
 import { rowDate } from '../../kernel/sql';
 import { glucoseReadingsIngested } from '../../infra/metrics';
 
@@ -62,6 +63,8 @@ export class GlucoseService {
     private readonly access: AccessPolicy,
     private readonly accounts: OwnerAccounts,
     private readonly summaries: { nudge(): void },
+    /** Readings an account may keep per hour of data (GLUCOSE_READINGS_PER_HOUR; reading-density.ts). */
+    private readonly readingsPerHour: number,
     /** The user's cloud data sources as the clinics domain keeps them (none when not wired). */
     private readonly linkedSources: (scope: Scope, userId: string) => Promise<LinkedDataSource[]> = async () => [],
   ) {}
@@ -118,6 +121,13 @@ export class GlucoseService {
       // The dataset row is locked so a close cannot pass between the check and the insert.
       if ((await this.locked(tx, datasetId)).state === 'closed') throw closed();
       const count = await insertReadings(tx, dataset, kept, { active, replace: mode === 'origin' });
+      if (count)
+        await assertReadingDensity(
+          tx,
+          dataset.userId,
+          kept.map(({ record }) => record.time),
+          this.readingsPerHour,
+        );
       // Continuous records count at once; an origin replacement may move a reading back in time.
       if (active && count) await this.outdateFromDataset(tx, dataset.userId, datasetId);
       return count;
@@ -289,7 +299,7 @@ export class GlucoseService {
       throw isAuthenticated(scope.principal) ? forbidden('Only a server rebuilds summaries') : unauthenticated();
     for (const kind of ['cgm', 'bgm'] as const)
       await scope.em.transactional(async (tx) => {
-        await updateSummary(tx, userId, kind, true);
+        await updateSummary(tx, userId, kind, { full: true });
         await announceSummaryChange(tx, { userId, kind });
       });
   }

@@ -1,7 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { rowDate } from '../../kernel/sql';
 import { bucketsOf, hourOf, type HourBucket, type Reading, type SummaryKind } from './summary/buckets';
-import { readingBatches } from './glucose.loaders';
+import { takeTurn } from './summary/turns';
+import { readingBatches, type ReadingFilter } from './glucose.loaders';
 import { PERIODS, summarise, type PeriodKey, type SummaryPeriods } from './summary/periods';
 import { exportPeriod } from './summary/export';
 import { SUMMARY_SCHEMA_VERSION } from './glucose-summary.entity';
@@ -20,35 +21,58 @@ const PAST_MS = 2 * 365 * DAY_MS;
 
 /**
  * Records that became active (or stopped counting) after the summary last looked: it is marked
- * outdated, and `from` lowers the point its next update rebuilds from.
+ * outdated (and joins the updater's queue unless already in it), and `from` lowers the point its
+ * next update rebuilds from.
  */
 export async function markOutdated(tx: EntityManager, userId: string, kind: SummaryKind, from: Date): Promise<void> {
   await tx.execute(
-    `insert into glucose_summaries (user_id, kind, outdated_since, pending_from, schema_version)
-       values (?, ?, now(), ?, ?)
+    `insert into glucose_summaries (user_id, kind, outdated_since, queued_at, pending_from, schema_version)
+       values (?, ?, now(), now(), ?, ?)
        on conflict (user_id, kind) do update set
          outdated_since = coalesce(glucose_summaries.outdated_since, now()),
+         queued_at = coalesce(glucose_summaries.queued_at, now()),
          pending_from = least(glucose_summaries.pending_from, excluded.pending_from)`,
     [userId, kind, from, SUMMARY_SCHEMA_VERSION],
   );
 }
 
 interface SummaryRow {
-  last_data: unknown;
   pending_from: unknown;
   schema_version: number;
+  has_buckets: boolean;
+}
+
+/** What one call of updateSummary does. */
+export interface SummaryUpdate {
+  /** Rebuild every bucket (repairs), which gives the same numbers. */
+  full?: boolean;
+  /**
+   * The readings one call reads at most, besides the rest of the hour it stops in (default: no
+   * bound). A rebuild that needs more stores the buckets it built, keeps the summary outdated
+   * with `pending_from` at the next hour to build and sends it to the back of the queue: the
+   * next call goes on from there, and other summaries are updated in between.
+   */
+  readings?: number;
 }
 
 /**
  * Brings one summary up to date (tidepool-semantics B.4–B.10), in the caller's transaction:
  * buckets from the hour of the earliest pending record onward are rebuilt from the records,
- * earlier ones kept; then every period is recomputed from the buckets. With `full`, every
- * bucket is rebuilt (repairs), which gives the same numbers.
+ * earlier ones kept; then every period is recomputed from the buckets. Answers false when the
+ * rebuild took its share of readings and goes on at the next call.
  */
-export async function updateSummary(tx: EntityManager, userId: string, kind: SummaryKind, full = false): Promise<void> {
+export async function updateSummary(
+  tx: EntityManager,
+  userId: string,
+  kind: SummaryKind,
+  { full = false, readings: limit = Infinity }: SummaryUpdate = {},
+): Promise<boolean> {
   const now = Date.now();
+  // A summary with buckets was built before, or is being rebuilt over several calls up to pending_from.
   const [row] = await tx.execute<SummaryRow[]>(
-    'select last_data, pending_from, schema_version from glucose_summaries where user_id = ? and kind = ? for update',
+    `select pending_from, schema_version,
+       exists (select 1 from glucose_buckets b where b.user_id = s.user_id and b.kind = s.kind) as has_buckets
+       from glucose_summaries s where user_id = ? and kind = ? for update`,
     [userId, kind],
   );
   const [newest] = await tx.execute<{ last_data: unknown }[]>(
@@ -61,11 +85,11 @@ export async function updateSummary(tx: EntityManager, userId: string, kind: Sum
     await tx.execute('delete from glucose_buckets where user_id = ? and kind = ?', [userId, kind]);
     await tx.execute('delete from glucose_summaries where user_id = ? and kind = ?', [userId, kind]);
     await tx.execute('delete from glucose_period_stats where user_id = ? and kind = ?', [userId, kind]);
-    return;
+    return true;
   }
   const windowStart = lastData.getTime() - 60 * DAY_MS;
   const pending = rowDate(row?.pending_from);
-  const rebuildAll = full || !row || row.schema_version !== SUMMARY_SCHEMA_VERSION || !row.last_data || !pending;
+  const rebuildAll = full || !row || row.schema_version !== SUMMARY_SCHEMA_VERSION || !row.has_buckets || !pending;
   const from = rebuildAll ? windowStart : Math.max(windowStart, hourOf(pending.getTime()));
   // Buckets from the rebuild hour on are dropped and refilled from the records.
   await tx.execute('delete from glucose_buckets where user_id = ? and kind = ? and hour >= ?', [
@@ -73,11 +97,18 @@ export async function updateSummary(tx: EntityManager, userId: string, kind: Sum
     kind,
     new Date(hourOf(from)),
   ]);
-  const readings: Reading[] = [];
   const window = { types: [RECORD_TYPE[kind]], from: new Date(hourOf(from)), to: lastData };
-  for await (const batch of readingBatches(tx, userId, window))
-    for (const { time, value, minutes } of batch) readings.push({ time: time.getTime(), mmol: value, minutes });
+  const { readings, until } = await takeTurn(summaryReadings(tx, userId, window), limit);
   await storeBuckets(tx, userId, kind, bucketsOf(readings, kind));
+  if (until !== null) {
+    // clock_timestamp: behind every summary outdated while this turn ran, not only before it began.
+    await tx.execute(
+      `update glucose_summaries set pending_from = ?, queued_at = clock_timestamp(), schema_version = ?
+        where user_id = ? and kind = ?`,
+      [new Date(until), SUMMARY_SCHEMA_VERSION, userId, kind],
+    );
+    return false;
+  }
   const newestHour = hourOf(lastData.getTime());
   await tx.execute('delete from glucose_buckets where user_id = ? and kind = ? and hour < ?', [
     userId,
@@ -95,14 +126,22 @@ export async function updateSummary(tx: EntityManager, userId: string, kind: Sum
   const lastUploadDate = rowDate(upload?.last_upload);
   await tx.execute(
     `insert into glucose_summaries (user_id, kind, last_data, first_data, last_upload_date, last_updated_date,
-       outdated_since, pending_from, periods, schema_version)
-     values (?, ?, ?, ?, ?, ?, null, null, ?, ?)
+       outdated_since, queued_at, pending_from, periods, schema_version)
+     values (?, ?, ?, ?, ?, ?, null, null, null, ?, ?)
      on conflict (user_id, kind) do update set last_data = excluded.last_data, first_data = excluded.first_data,
        last_upload_date = excluded.last_upload_date, last_updated_date = excluded.last_updated_date,
-       outdated_since = null, pending_from = null, periods = excluded.periods, schema_version = excluded.schema_version`,
+       outdated_since = null, queued_at = null, pending_from = null, periods = excluded.periods,
+       schema_version = excluded.schema_version`,
     [userId, kind, lastData, firstData, lastUploadDate, new Date(now), JSON.stringify(summary), SUMMARY_SCHEMA_VERSION],
   );
   await storePeriodStats(tx, userId, kind, summary, lastData, lastUploadDate);
+  return true;
+}
+
+/** The readings a summary counts, in time order, as the buckets take them. */
+async function* summaryReadings(tx: EntityManager, userId: string, window: ReadingFilter): AsyncGenerator<Reading[]> {
+  for await (const batch of readingBatches(tx, userId, window))
+    yield batch.map(({ time, value, minutes }) => ({ time: time.getTime(), mmol: value, minutes }));
 }
 
 const PERIOD_STATS_COLUMNS = [

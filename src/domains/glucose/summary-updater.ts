@@ -11,8 +11,11 @@ const SWEEP_MS = 5_000;
 
 /**
  * Keeps summaries fresh: an upload that changes what counts nudges it after its commit, and a
- * sweep every few seconds catches what any instance left outdated. Each summary is updated in a
- * transaction of its own, taken with SKIP LOCKED, so instances share the work without waiting.
+ * sweep every few seconds catches what any instance left outdated. Each turn takes the summary
+ * longest in the queue, in a transaction of its own, with SKIP LOCKED, so instances share the
+ * work without waiting. A turn reads at most `readingsPerTurn` readings: a larger rebuild goes
+ * on over several turns, each sending it to the back of the queue, so one account's rebuild
+ * holds another's update up by one turn at most.
  */
 export class SummaryUpdater {
   private timer: NodeJS.Timeout | undefined;
@@ -23,6 +26,7 @@ export class SummaryUpdater {
   constructor(
     private readonly em: () => EntityManager,
     private readonly logger: Logger,
+    private readonly readingsPerTurn: number,
   ) {}
 
   start(): void {
@@ -63,19 +67,20 @@ export class SummaryUpdater {
   }
 
   private async drain(): Promise<void> {
-    while (!this.closed && (await this.updateOne())) {
-      // One summary per transaction: short locks, and progress survives a failure of another.
+    while (!this.closed && (await this.takeTurn())) {
+      // One turn per transaction: short locks, and progress survives a failure of another.
     }
   }
 
-  private async updateOne(): Promise<boolean> {
+  /** Answers whether there was a summary to work on. */
+  private async takeTurn(): Promise<boolean> {
     return this.em().transactional(async (tx) => {
       const [next] = await tx.execute<{ user_id: string; kind: SummaryKind; outdated_since: unknown }[]>(
         `select user_id, kind, outdated_since from glucose_summaries where outdated_since is not null
-          order by outdated_since limit 1 for update skip locked`,
+          order by queued_at limit 1 for update skip locked`,
       );
       if (!next) return false;
-      await updateSummary(tx, next.user_id, next.kind);
+      if (!(await updateSummary(tx, next.user_id, next.kind, { readings: this.readingsPerTurn }))) return true;
       const outdatedSince = rowDate(next.outdated_since);
       if (outdatedSince) glucoseSummaryLag.observe((Date.now() - outdatedSince.getTime()) / 1000);
       await announceSummaryChange(tx, { userId: next.user_id, kind: next.kind });

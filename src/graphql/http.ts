@@ -1,8 +1,10 @@
-import { HeaderMap, type ApolloServer, type HTTPGraphQLRequest } from '@apollo/server';
+import { HeaderMap, type ApolloServer, type HTTPGraphQLRequest, type HTTPGraphQLResponse } from '@apollo/server';
 import type { Request, Response } from 'express';
 import { getOperationAST, Kind, parse, type DocumentNode, type OperationDefinitionNode } from 'graphql';
 import type { Scope } from '../kernel/scope';
-import { QUERY_TOO_COMPLEX } from './errors';
+import type { AppError } from '../kernel/errors';
+import { edgeErrorBody, QUERY_TOO_COMPLEX } from './errors';
+import { multipartBodyRead } from './multipart';
 import { MAX_RESPONSE_BYTES } from './limits';
 
 /**
@@ -31,6 +33,8 @@ export function graphqlHttpHandler(apollo: ApolloServer<Scope>) {
     });
     for (const [name, value] of answer.headers) res.setHeader(name, value);
     res.statusCode = answer.status ?? 200;
+    const bodyFault = await multipartBodyRead(req);
+    if (bodyFault) return answerWithBodyFault(res, answer.body, bodyFault);
     if (answer.body.kind === 'complete') {
       const bytes = Buffer.byteLength(answer.body.string);
       if (bytes > MAX_RESPONSE_BYTES) return refuseOversized(res, bytes);
@@ -52,6 +56,18 @@ function refuseOversized(res: Response, bytes: number): void {
   const message = `The answer would be ${bytes} bytes, more than the maximum of ${MAX_RESPONSE_BYTES}; ask for fewer fields or smaller pages`;
   const requestId = (res.locals.scope as Scope).requestId;
   res.status(400).json({ errors: [{ message, extensions: { code: QUERY_TOO_COMPLEX, requestId } }] });
+}
+
+/**
+ * A multipart body found cut off or malformed once its operation had run: 400. What the operation
+ * did with the parts before the fault stays in the answer beside the fault, so a client sees it.
+ */
+function answerWithBodyFault(res: Response, body: HTTPGraphQLResponse['body'], fault: AppError): void {
+  const [faultError] = edgeErrorBody(fault).errors;
+  res.status(400);
+  if (body.kind !== 'complete') return void res.json({ errors: [faultError] });
+  const answer = JSON.parse(body.string) as { errors?: unknown[] };
+  res.json({ ...answer, errors: [...(answer.errors ?? []), faultError] });
 }
 
 function parsed(query: string): DocumentNode | undefined {

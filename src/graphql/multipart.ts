@@ -65,6 +65,17 @@ function parseMap(value: string): Record<string, string[]> {
  */
 export const isMultipart = (req: Request) => /^multipart\/form-data/i.test(req.get('content-type') ?? '');
 
+/** A multipart request whose operation has started: what the handler waits for before answering. */
+interface BodyInFlight {
+  files: Map<string, PendingFile>;
+  /** Set once the operation is done: the files still to come are read into nothing. */
+  draining: boolean;
+  /** Resolves once busboy has read the whole body, with what was wrong with it, if anything. */
+  read: Promise<AppError | undefined>;
+}
+
+const bodiesInFlight = new WeakMap<Request, BodyInFlight>();
+
 export function graphqlMultipart(onError: (error: AppError, res: Response) => void) {
   return (req: Request, res: Response, next: NextFunction): void => {
     if (!isMultipart(req)) return next();
@@ -83,17 +94,23 @@ export function graphqlMultipart(onError: (error: AppError, res: Response) => vo
       return onError(invalid(`malformed multipart request: ${(error as Error).message}`), res);
     }
     let operations: unknown;
-    let files: Map<string, PendingFile> | undefined;
-    let answered = false;
+    let inFlight: BodyInFlight | undefined;
+    let fault: AppError | undefined;
+    let settle!: (found: AppError | undefined) => void;
+    const read = new Promise<AppError | undefined>((resolve) => (settle = resolve));
     const fail = (error: unknown) => {
-      const appError = error instanceof AppError ? error : invalid(`malformed multipart request: ${String(error)}`);
-      for (const file of files?.values() ?? []) file.reject(appError);
-      if (!answered) {
-        answered = true;
-        req.unpipe(busboy);
-        req.resume();
-        onError(appError, res);
-      }
+      if (fault) return;
+      fault =
+        error instanceof AppError
+          ? error
+          : invalid(`malformed multipart request: ${error instanceof Error ? error.message : String(error)}`);
+      for (const file of inFlight?.files.values() ?? []) file.reject(fault);
+      req.unpipe(busboy);
+      req.resume();
+      // Fails the file being read, so its upload lets go of its temporary file and its announcement now.
+      busboy.destroy(fault);
+      if (!inFlight) onError(fault, res);
+      settle(fault);
     };
 
     busboy.on('field', (name, value) => {
@@ -101,14 +118,17 @@ export function graphqlMultipart(onError: (error: AppError, res: Response) => vo
         if (name === 'operations') operations = parseJsonField('operations', value);
         else if (name === 'map' && operations !== undefined) {
           const map = parseMap(value);
-          files = new Map(Object.keys(map).map((key) => [key, pendingFile()]));
+          const files = new Map(Object.keys(map).map((key) => [key, pendingFile()]));
           for (const [key, paths] of Object.entries(map)) {
-            const upload = new Upload(() => claim(files!, key));
+            const upload = new Upload(() => claim(files, key));
             for (const path of paths) place(operations, path, upload);
           }
           req.body = operations;
-          answered = true;
-          res.on('finish', () => drainUnclaimed(files!));
+          const started: BodyInFlight = { files, draining: false, read };
+          inFlight = started;
+          bodiesInFlight.set(req, started);
+          // Answers refused before the operation ran (a bad token) do not wait for the body.
+          res.on('finish', () => drainRest(started));
           next();
         } else throw invalid('multipart fields must be "operations" then "map", before any file', name);
       } catch (error) {
@@ -116,20 +136,46 @@ export function graphqlMultipart(onError: (error: AppError, res: Response) => vo
       }
     });
     busboy.on('file', (name, stream, info) => {
-      const file = files?.get(name);
-      if (!file || file.discarded || res.writableFinished) return void stream.resume();
+      // A body cut off mid-file fails the file's stream too; busboy reports the same fault, and a
+      // reader sees it as the stream's `errored`. Unheard, the error event would end the process.
+      stream.on('error', () => undefined);
+      const file = inFlight?.files.get(name);
+      if (!file || file.discarded || inFlight!.draining) return void stream.resume();
       file.stream = stream;
       file.resolve({ stream, mediaType: info.mimeType, filename: info.filename });
     });
     busboy.on('error', fail);
     busboy.on('close', () => {
-      if (!files) return fail(invalid('multipart request has no "operations" and "map" fields'));
-      for (const [name, file] of files)
+      if (!inFlight) return fail(invalid('multipart request has no "operations" and "map" fields'));
+      for (const [name, file] of inFlight.files)
         if (!file.stream) file.reject(invalid(`file "${name}" is missing from the request`));
+      settle(fault);
     });
-    req.on('error', (error) => fail(invalid(`the request body ended early: ${error.message}`)));
+    // A client gone mid-body: fail what is being read at once, as the REST upload routes do.
+    const cutOff = () => {
+      if (!req.readableEnded) fail(invalid('the request body ended before it was complete'));
+    };
+    req.on('error', cutOff);
+    req.once('close', cutOff);
     req.pipe(busboy);
   };
+}
+
+/**
+ * Called by the handler once the operation has answered: reads the rest of the body into nothing
+ * and resolves when it has been read, with what was wrong with it (cut off, malformed), if
+ * anything. Resolves at once for a request that was not multipart.
+ */
+export function multipartBodyRead(req: Request): Promise<AppError | undefined> {
+  const inFlight = bodiesInFlight.get(req);
+  if (!inFlight) return Promise.resolve(undefined);
+  drainRest(inFlight);
+  return inFlight.read;
+}
+
+function drainRest(inFlight: BodyInFlight): void {
+  inFlight.draining = true;
+  drainUnclaimed(inFlight.files);
 }
 
 /**
@@ -151,7 +197,7 @@ function discard(file: PendingFile): void {
   if (file.stream && !file.stream.readableFlowing) file.stream.resume();
 }
 
-/** After the response, a file nobody finished reading would hold the socket; read it into nothing. */
+/** Once the operation is done, a file nobody finished reading would hold the body back; read it into nothing. */
 function drainUnclaimed(files: Map<string, PendingFile>): void {
   for (const file of files.values()) if (!file.claimed || !file.stream?.readableEnded) discard(file);
 }

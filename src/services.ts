@@ -103,7 +103,13 @@ export async function createServices({
 }: ServiceDependencies): Promise<Services> {
   const access = new AccessPolicy([clinicGrants]);
   const users = new UsersService(access);
-  const readEntries = config.accessLogRecording ? new GroupedEntryWriter(() => orm.em.fork(), logger) : null;
+  const readEntries = config.accessLogRecording
+    ? new GroupedEntryWriter(
+        () => orm.em.fork(),
+        logger,
+        (em, ids) => users.existingIds(em, ids),
+      )
+    : null;
   const accessLog = new AccessLogService(
     access,
     (scope, clinicId) => assertClinicAccess(scope, clinicId, 'admin'),

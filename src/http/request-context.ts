@@ -3,6 +3,12 @@ import type { NextFunction, Request, Response } from 'express';
 import { requestScope, type Logger } from '../infra/logger';
 import { httpRequestDuration, httpRequests } from '../infra/metrics';
 
+/**
+ * A client's X-Request-Id is kept when it is 1 to 128 letters, digits and `_ . : -`, so a proxy's
+ * or an app's trace id follows the request through the service's log and the access log; anything
+ * else gets an id of the service's own. Only a label: a client may send any id, and the same one
+ * many times, so nothing is keyed, deduplicated or looked up by it.
+ */
 const INCOMING_ID = /^[\w.:-]{1,128}$/;
 
 /**

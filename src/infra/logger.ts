@@ -10,6 +10,37 @@ export interface RequestScope {
 export const requestScope = new AsyncLocalStorage<RequestScope>();
 
 /**
+ * A token wherever it may turn up in a logged path or URL (`GET /auth/token/{token}` names one):
+ * a JWT (access and session tokens; its header is JSON, so its base64url starts "eyJ"), or a run
+ * of 40 or more base64url characters (oidc-provider's opaque tokens and codes have 43). No id a
+ * path names is that long: user, clinic and object ids have at most 36 characters.
+ */
+const TOKEN_SHAPED = /eyJ[\w-]*(?:\.[\w-]*){1,4}|[\w-]{40,}/g;
+
+export const REDACTED = '[redacted]';
+
+/** `text` with every token in it replaced by REDACTED. */
+export const redactTokens = (text: string): string => text.replace(TOKEN_SHAPED, REDACTED);
+
+/**
+ * The fields of a log line that may hold a request's path or URL, whoever writes the line. Query
+ * strings and headers are never logged (see requestedPath in src/http/request-context.ts).
+ */
+const URL_FIELDS = ['path', 'url'];
+
+/** The line's fields with tokens redacted: a copy where one was, so the caller's object stays as it was. */
+function withoutTokens(line: Record<string, unknown>): Record<string, unknown> {
+  let redacted = line;
+  for (const field of URL_FIELDS) {
+    const value = line[field];
+    if (typeof value !== 'string') continue;
+    const clean = redactTokens(value);
+    if (clean !== value) redacted = { ...redacted, [field]: clean };
+  }
+  return redacted;
+}
+
+/**
  * JSON lines on stdout. `buffered` (the service process) writes them in the background, off the
  * request path; call `logger.flush()` before exiting. `destination` takes the lines instead (tests).
  */
@@ -21,7 +52,7 @@ export function createLogger(
     level,
     base: undefined,
     timestamp: pino.stdTimeFunctions.isoTime,
-    formatters: { level: (label) => ({ level: label }) },
+    formatters: { level: (label) => ({ level: label }), log: withoutTokens },
     mixin: () => {
       const scope = requestScope.getStore();
       return scope ? { requestId: scope.requestId } : {};

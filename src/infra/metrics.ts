@@ -27,6 +27,13 @@ export const loginLockouts = new Counter<'path' | 'lock'>({
   registers: [registry],
 });
 
+export const accessLogEntriesLost = new Counter<'reason'>({
+  name: 'islet_access_log_entries_lost_total',
+  help: 'Access log entries never written, by reason: refused (PostgreSQL refused the entry on its own; each is logged with its request id) or shutdown (still queued when stopping gave up).',
+  labelNames: ['reason'],
+  registers: [registry],
+});
+
 export const liveSubscriptions = new Gauge<'topic'>({
   name: 'islet_live_subscriptions',
   help: 'GraphQL subscriptions this process serves over WebSocket, by what they follow (user or clinic).',

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Scope } from './scope';
+import { USER_ID_PATTERN } from './validation';
 
 /** Whether an access to another account's data was let through or refused. */
 export type AccessOutcome = 'ALLOWED' | 'REFUSED';
@@ -10,6 +11,14 @@ export interface AccessTarget {
   userId: string;
   objectIds: readonly string[];
 }
+
+/**
+ * The subject of an entry whose operation named no account: an email address or id of none, or
+ * something that is no id at all. The log keeps the attempt, never the string sent: an account's
+ * log is its id's, and a subject is stored in a column sized for ids (a longer one failed every
+ * INSERT it was in). Shaped like no account id, so no account's log ever shows it.
+ */
+export const UNKNOWN_SUBJECT = 'unknown';
 
 /** One access decision on one account, as the access log keeps it. */
 export interface AccessEvent {
@@ -59,9 +68,14 @@ export class AccessTrail {
 
   constructor(private readonly sink: AccessSink | null) {}
 
+  /**
+   * A subject not shaped like an account id is recorded as UNKNOWN_SUBJECT here; one shaped like
+   * an id that no account has is replaced where the entry is written (the access-log domain).
+   */
   record(event: Omit<AccessEvent, 'operation'>): void {
     if (!this.sink) return;
-    const { subjectId, outcome, objectIds, clinicId } = event;
+    const { outcome, objectIds, clinicId } = event;
+    const subjectId = USER_ID_PATTERN.test(event.subjectId) ? event.subjectId : UNKNOWN_SUBJECT;
     const recorded: AccessEvent = { subjectId, outcome, operation: this.operation, objectIds, clinicId };
     const known = this.seen.get(subjectId);
     if (known?.some((other) => sameDecision(other, recorded))) return;

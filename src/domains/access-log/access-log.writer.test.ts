@@ -3,8 +3,9 @@ import { createTestDatabase, type TestDatabase } from '../../../test/support/dat
 import { entities } from '../../entities';
 import { openDatabase, type Orm } from '../../infra/database/orm';
 import { createLogger } from '../../infra/logger';
-import { ENTRY_SLOTS, GroupedEntryWriter, recordsOf, type RecordRow } from './access-log.writer';
-import type { AccessEvent } from '../../kernel/access-trail';
+import { ENTRY_SLOTS, GroupedEntryWriter, recordsOf, type ExistingAccounts, type RecordRow } from './access-log.writer';
+import { accessLogEntriesLost } from '../../infra/metrics';
+import { UNKNOWN_SUBJECT, type AccessEvent } from '../../kernel/access-trail';
 import { ANONYMOUS } from '../../kernel/principal';
 
 /**
@@ -24,6 +25,9 @@ afterAll(async () => {
   await orm?.close();
   await database?.release();
 });
+
+/** The records name made-up accounts: every subject counts as one, unless a test says otherwise. */
+const everyAccount: ExistingAccounts = async (_em, ids) => new Set(ids);
 
 const entry = (subject: string, operation: string): RecordRow => ({
   at: new Date('2026-11-25T10:00:00.123Z'),
@@ -50,18 +54,28 @@ const entriesOf = (subject: string) =>
 
 const operationsOf = async (subject: string) => (await entriesOf(subject)).map((row) => row.operation);
 
-/** A logger that keeps what it is told at warn and error. */
+/** A logger that keeps what it is told at warn and error, and the fields of the errors. */
 function keepingLogger() {
   const logger = createLogger('silent');
   const told: string[] = [];
+  const errorFields: Record<string, unknown>[] = [];
   logger.warn = ((_fields: unknown, message: string) => void told.push(`warn: ${message}`)) as typeof logger.warn;
-  logger.error = ((_fields: unknown, message: string) => void told.push(`error: ${message}`)) as typeof logger.error;
-  return { logger, told };
+  logger.error = ((fields: Record<string, unknown>, message: string) => {
+    told.push(`error: ${message}`);
+    errorFields.push(fields);
+  }) as typeof logger.error;
+  return { logger, told, errorFields };
+}
+
+/** Entries given up so far, by reason, as /metrics shows them. */
+async function lost(reason: string): Promise<number> {
+  const { values } = await accessLogEntriesLost.get();
+  return values.find((value) => value.labels.reason === reason)?.value ?? 0;
 }
 
 describe('the read entries’ writer', () => {
   it('a flush returns once every entry handed over before it is written, in order', async () => {
-    const writer = new GroupedEntryWriter(() => orm.em.fork(), createLogger('silent'));
+    const writer = new GroupedEntryWriter(() => orm.em.fork(), createLogger('silent'), everyAccount);
     const handedOver = Array.from({ length: 30 }, (_, index) => writer.write([entry('subject01', `read-${index}`)]));
     await Promise.all(handedOver);
     await writer.flush();
@@ -69,7 +83,7 @@ describe('the read entries’ writer', () => {
   });
 
   it('writes entries handed over one after another in one INSERT, without being asked to', async () => {
-    const writer = new GroupedEntryWriter(() => orm.em.fork(), createLogger('silent'));
+    const writer = new GroupedEntryWriter(() => orm.em.fork(), createLogger('silent'), everyAccount);
     // Handed over one after another (the first would otherwise start its INSERT at once).
     for (const index of [0, 1, 2]) void writer.write([entry('subject06', `read-${index}`)]);
     // No flush: the writer writes on its own, and each INSERT is one transaction (one xmin).
@@ -82,7 +96,7 @@ describe('the read entries’ writer', () => {
   });
 
   it('keeps every column of every record as handed over, nulls, quotes and object ids of any number included', async () => {
-    const writer = new GroupedEntryWriter(() => orm.em.fork(), createLogger('silent'));
+    const writer = new GroupedEntryWriter(() => orm.em.fork(), createLogger('silent'), everyAccount);
     const records: RecordRow[] = [
       { ...entry('subject05', 'GET /v1/users/:userId'), object_ids: [['a,b', '{"c"}', 'back\\slash', 'NULL']] },
       { ...entry('subject05', 'readBlob'), actor_user_id: null, actor_is_server: true, client_id: null },
@@ -99,7 +113,7 @@ describe('the read entries’ writer', () => {
   });
 
   it('gives each account of a record its own entry, with its own object ids, in order', async () => {
-    const writer = new GroupedEntryWriter(() => orm.em.fork(), createLogger('silent'));
+    const writer = new GroupedEntryWriter(() => orm.em.fork(), createLogger('silent'), everyAccount);
     await writer.write([
       {
         ...entry('subject07', 'blobs'),
@@ -113,7 +127,7 @@ describe('the read entries’ writer', () => {
   });
 
   it('notes each account’s hours in access_log_hours, once per hour and account, by the hour of each record', async () => {
-    const writer = new GroupedEntryWriter(() => orm.em.fork(), createLogger('silent'));
+    const writer = new GroupedEntryWriter(() => orm.em.fork(), createLogger('silent'), everyAccount);
     const on = (at: string, subjects: string[]): RecordRow => ({
       ...entry(subjects[0]!, 'users'),
       at: new Date(at),
@@ -136,7 +150,7 @@ describe('the read entries’ writer', () => {
   });
 
   it('clears an hour’s stored counts when a record of that hour comes late', async () => {
-    const writer = new GroupedEntryWriter(() => orm.em.fork(), createLogger('silent'));
+    const writer = new GroupedEntryWriter(() => orm.em.fork(), createLogger('silent'), everyAccount);
     const late = { ...entry('subject11', 'late'), at: new Date('2026-11-20T08:30:00Z') };
     await writer.write([late]);
     await writer.flush();
@@ -149,7 +163,7 @@ describe('the read entries’ writer', () => {
 
   it('answers at once while the database cannot be reached, and writes the entries once it can', async () => {
     const { logger, told } = keepingLogger();
-    const writer = new GroupedEntryWriter(() => orm.em.fork(), logger);
+    const writer = new GroupedEntryWriter(() => orm.em.fork(), logger, everyAccount);
     await database.setAvailable(false);
     try {
       await writer.write([entry('subject02', 'during-outage')]);
@@ -162,19 +176,77 @@ describe('the read entries’ writer', () => {
     expect(await operationsOf('subject02')).toEqual(['during-outage']);
   });
 
+  it('halves a batch PostgreSQL refuses until the entry it refuses stands alone: every other entry is kept', async () => {
+    const { logger, told, errorFields } = keepingLogger();
+    const writer = new GroupedEntryWriter(() => orm.em.fork(), logger, everyAccount);
+    const lostBefore = await lost('refused');
+    // One handing over, so one batch: without halving, the two refused entries took the other four down.
+    await writer.write([
+      entry('subject12', 'before'),
+      { ...entry('subject13', 'clinic-id-too-long'), clinic_id: 'c'.repeat(25), request_id: 'request-long-clinic' },
+      {
+        ...entry('subject12', 'shared'),
+        subject_ids: ['subject12', 'subject13', 'subject14'],
+        object_ids: [['blob-1'], ['nul-\u0000-inside'], ['blob-3']],
+        request_id: 'request-nul',
+      },
+      entry('subject14', 'after'),
+    ]);
+    await writer.flush();
+    expect(await operationsOf('subject12')).toEqual(['before', 'shared']);
+    expect(await operationsOf('subject13')).toEqual([]);
+    expect(await operationsOf('subject14')).toEqual(['shared', 'after']);
+    expect(await lost('refused')).toBe(lostBefore + 2);
+    expect(told).toEqual([
+      'error: an access log entry could not be written',
+      'error: an access log entry could not be written',
+    ]);
+    expect(errorFields.map((fields) => fields.requestId)).toEqual(['request-long-clinic', 'request-nul']);
+  });
+
+  it('writes a subject that is no account as the unknown subject, asking about an account once an hour', async () => {
+    const asked: string[][] = [];
+    const onlyAccount = 'b000000001';
+    const existing: ExistingAccounts = async (_em, ids) => {
+      asked.push([...ids]);
+      return new Set(ids.filter((id) => id === onlyAccount));
+    };
+    const writer = new GroupedEntryWriter(() => orm.em.fork(), createLogger('silent'), existing);
+    const now = {
+      ...entry(onlyAccount, 'now'),
+      at: new Date(),
+      subject_ids: [onlyAccount, 'c000000001'],
+      object_ids: [[], []],
+    };
+    await writer.write([{ ...now, request_id: 'first' }]);
+    await writer.flush();
+    await writer.write([{ ...now, request_id: 'second' }]);
+    await writer.flush();
+    const rows = await database.query(
+      `select request_id, subject_ids from access_log_records where request_id in ('first', 'second') order by id`,
+    );
+    expect(rows).toEqual([
+      { request_id: 'first', subject_ids: [onlyAccount, UNKNOWN_SUBJECT] },
+      { request_id: 'second', subject_ids: [onlyAccount, UNKNOWN_SUBJECT] },
+    ]);
+    expect(asked).toEqual([[onlyAccount, 'c000000001'], ['c000000001']]);
+  });
+
   it('stopping writes what is queued, and says what it had to give up', async () => {
-    const writer = new GroupedEntryWriter(() => orm.em.fork(), createLogger('silent'));
+    const writer = new GroupedEntryWriter(() => orm.em.fork(), createLogger('silent'), everyAccount);
     void writer.write([entry('subject03', 'before-stop')]);
     await writer.close(10_000);
     expect(await operationsOf('subject03')).toEqual(['before-stop']);
 
     const { logger, told } = keepingLogger();
-    const stranded = new GroupedEntryWriter(() => orm.em.fork(), logger);
+    const stranded = new GroupedEntryWriter(() => orm.em.fork(), logger, everyAccount);
     await database.setAvailable(false);
     try {
       void stranded.write([entry('subject04', 'never-written')]);
+      const lostBefore = await lost('shutdown');
       await stranded.close(0);
       expect(told).toContain('error: access log entries were lost at shutdown');
+      expect(await lost('shutdown')).toBe(lostBefore + 1);
     } finally {
       await database.setAvailable(true);
     }

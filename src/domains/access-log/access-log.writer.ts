@@ -2,8 +2,15 @@ import type { EventSubscriber, TransactionEventArgs } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { isDatabaseUnavailable } from '../../infra/database/availability';
 import { executeBound, executePrepared } from '../../infra/database/orm';
-import type { Logger } from '../../infra/logger';
-import { servedScope, type AccessEvent, type AccessOutcome, type AccessSink } from '../../kernel/access-trail';
+import { requestScope, type Logger } from '../../infra/logger';
+import { accessLogEntriesLost } from '../../infra/metrics';
+import {
+  servedScope,
+  UNKNOWN_SUBJECT,
+  type AccessEvent,
+  type AccessOutcome,
+  type AccessSink,
+} from '../../kernel/access-trail';
 import type { Principal } from '../../kernel/principal';
 import { arrayLiteral } from '../../kernel/sql';
 import { distinctHours, hourOf, KnownHours, type SubjectHour } from './access-log.hours';
@@ -117,6 +124,28 @@ const RETRY_DELAY_MS = 500;
  */
 const GATHER_MS = 50;
 
+/** Which of these ids are accounts (UsersService.existingIds): read outside any request. */
+export type ExistingAccounts = (em: EntityManager, ids: readonly string[]) => Promise<Set<string>>;
+
+/** A record holding the entries from `start` up to `end` of `record`. */
+const sliceOf = (record: RecordRow, start: number, end?: number): RecordRow => ({
+  ...record,
+  subject_ids: record.subject_ids.slice(start, end),
+  object_ids: record.object_ids.slice(start, end),
+});
+
+/** `records` in two parts of about half their entries each, in order; null for a single entry. */
+function halves(records: readonly RecordRow[]): [RecordRow[], RecordRow[]] | null {
+  if (records.length > 1) {
+    const middle = Math.ceil(records.length / 2);
+    return [records.slice(0, middle), records.slice(middle)];
+  }
+  const [record] = records;
+  if (!record || record.subject_ids.length < 2) return null;
+  const middle = Math.ceil(record.subject_ids.length / 2);
+  return [[sliceOf(record, 0, middle)], [sliceOf(record, middle)]];
+}
+
 /**
  * The records of reads, from every request, written together in the background: a request hands
  * its records over and its answer goes out at once (unless MAX_QUEUED_ENTRIES are already
@@ -132,10 +161,15 @@ const GATHER_MS = 50;
  * the last moments: of the service process (those still queued) or of PostgreSQL itself (not yet
  * flushed to the WAL); never a change's, which are written in the change's own, fully durable,
  * transaction.
+ *
+ * One request's entries cannot cost another's: a subject that is no account is written as
+ * UNKNOWN_SUBJECT, and a batch PostgreSQL refuses is halved and each half tried again, down to
+ * the one entry it refuses, which alone is given up (counted at /metrics, logged with its
+ * request id).
  */
 export class GroupedEntryWriter {
   private queue: RecordRow[] = [];
-  /** Entries in `queue`. */
+  /** Entries handed over and not yet written (or given up), whether queued or being written. */
   private queued = 0;
   /** Entries ever handed over, and entries ever written (or given up): a flush waits for the first to reach the second. */
   private handedOver = 0;
@@ -151,6 +185,7 @@ export class GroupedEntryWriter {
   constructor(
     private readonly em: () => EntityManager,
     private readonly logger: Logger,
+    private readonly existingAccounts: ExistingAccounts,
   ) {}
 
   write(records: readonly RecordRow[]): Promise<void> {
@@ -158,7 +193,8 @@ export class GroupedEntryWriter {
     this.queue.push(...records);
     this.queued += entries;
     this.handedOver += entries;
-    if (!this.writing) void this.drain();
+    // Written for no request in particular: its statements count towards none, its lines name none.
+    if (!this.writing) requestScope.exit(() => void this.drain());
     else if (this.queued >= MAX_BATCH_ENTRIES) this.stopGathering?.();
     return this.queued > MAX_QUEUED_ENTRIES ? this.flush() : Promise.resolve();
   }
@@ -178,6 +214,7 @@ export class GroupedEntryWriter {
     clearTimeout(timer);
     if (!gaveUp) return;
     this.abandoned = true;
+    accessLogEntriesLost.inc({ reason: 'shutdown' }, this.queued);
     this.logger.error({ entries: this.queued }, 'access log entries were lost at shutdown');
   }
 
@@ -185,42 +222,90 @@ export class GroupedEntryWriter {
     this.writing = true;
     while (this.queue.length && !this.abandoned) {
       if (!this.flushes.length && this.queued < MAX_BATCH_ENTRIES) await this.gather();
-      const { batch, entries } = this.nextBatch();
-      const hours = this.knownHours.unknown(subjectHoursOf(batch), new Date());
-      try {
-        await executePrepared(
-          this.em(),
-          'access_log_insert_records',
-          INSERT_RECORDS,
-          insertParams(batch, hours, false),
-        );
-        this.knownHours.remember(hours, new Date());
-      } catch (error) {
-        if (isDatabaseUnavailable(error)) {
-          this.logger.warn({ err: error, entries: this.queued }, 'access log entries wait for the database');
-          await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS).unref());
-          continue;
-        }
-        // A statement PostgreSQL refused would be refused again: the batch is logged and given up.
-        this.logger.error({ err: error, entries }, 'access log entries could not be written');
-      }
-      this.queue.splice(0, batch.length);
-      this.queued -= entries;
-      this.settled += entries;
-      const due = this.flushes.filter((flush) => flush.upTo <= this.settled);
-      this.flushes = this.flushes.filter((flush) => flush.upTo > this.settled);
-      due.forEach((flush) => flush.done());
+      const batch = this.queue.splice(0, this.nextBatchLength());
+      await this.writeWhole(batch);
     }
     this.writing = false;
   }
 
-  /** The records at the head of the queue, up to MAX_BATCH_ENTRIES entries (at least one record). */
-  private nextBatch(): { batch: RecordRow[]; entries: number } {
+  /**
+   * Writes `batch`, in parts once PostgreSQL refuses one, in order (a flush waits for a count of
+   * entries written). A database that cannot be reached delays the part it was writing.
+   */
+  private async writeWhole(batch: RecordRow[]): Promise<void> {
+    const parts = [batch];
+    while (parts.length && !this.abandoned) {
+      const part = parts.pop()!;
+      try {
+        await this.insert(part);
+      } catch (error) {
+        if (isDatabaseUnavailable(error)) {
+          this.logger.warn({ err: error, entries: this.queued }, 'access log entries wait for the database');
+          await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS).unref());
+          parts.push(part);
+          continue;
+        }
+        const split = halves(part);
+        if (split) {
+          parts.push(split[1], split[0]);
+          continue;
+        }
+        // A statement PostgreSQL refused would be refused again: the one entry it holds is given up.
+        const [{ request_id, operation, outcome }] = part as [RecordRow];
+        accessLogEntriesLost.inc({ reason: 'refused' });
+        this.logger.error(
+          { err: error, requestId: request_id, operation, outcome },
+          'an access log entry could not be written',
+        );
+      }
+      this.settle(entriesIn(part));
+    }
+  }
+
+  /** Writes `records` in one statement, a subject that is no account written as UNKNOWN_SUBJECT. */
+  private async insert(records: RecordRow[]): Promise<void> {
+    const em = this.em();
+    const checked = await this.withAccountsOnly(em, records);
+    const hours = this.knownHours.unknown(subjectHoursOf(checked), new Date());
+    await executePrepared(em, 'access_log_insert_records', INSERT_RECORDS, insertParams(checked, hours, false));
+    this.knownHours.remember(hours, new Date());
+  }
+
+  /**
+   * `records` with each subject that is no account replaced by UNKNOWN_SUBJECT. Asks only about
+   * subjects not written this hour or the last (KnownHours): on a busy instance, hardly any. An
+   * account deleted since it was last written is still named by its id: an id that was an
+   * account's, and fits its column.
+   */
+  private async withAccountsOnly(em: EntityManager, records: RecordRow[]): Promise<RecordRow[]> {
+    const pairs = this.knownHours.unknown(subjectHoursOf(records), new Date());
+    const unchecked = new Set(pairs.map((pair) => pair.subjectId).filter((id) => id !== UNKNOWN_SUBJECT));
+    if (!unchecked.size) return records;
+    const existing = await this.existingAccounts(em, [...unchecked]);
+    const isUnknown = (id: string) => unchecked.has(id) && !existing.has(id);
+    return records.map((record) =>
+      record.subject_ids.some(isUnknown)
+        ? { ...record, subject_ids: record.subject_ids.map((id) => (isUnknown(id) ? UNKNOWN_SUBJECT : id)) }
+        : record,
+    );
+  }
+
+  /** Counts `entries` as written (or given up), and releases the flushes waiting for them. */
+  private settle(entries: number): void {
+    this.queued -= entries;
+    this.settled += entries;
+    const due = this.flushes.filter((flush) => flush.upTo <= this.settled);
+    this.flushes = this.flushes.filter((flush) => flush.upTo > this.settled);
+    due.forEach((flush) => flush.done());
+  }
+
+  /** How many records at the head of the queue make the next batch: up to MAX_BATCH_ENTRIES entries, at least one record. */
+  private nextBatchLength(): number {
     let entries = this.queue[0]!.subject_ids.length;
     let end = 1;
     while (end < this.queue.length && entries + this.queue[end]!.subject_ids.length <= MAX_BATCH_ENTRIES)
       entries += this.queue[end++]!.subject_ids.length;
-    return { batch: this.queue.slice(0, end), entries };
+    return end;
   }
 
   /** Waits GATHER_MS for more records, or less if stopGathering is called. */

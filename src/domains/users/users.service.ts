@@ -207,6 +207,17 @@ export class UsersService {
   }
 
   /**
+   * Which of `ids` are accounts, read through `em` (for work done outside any request, such as
+   * the access log's writer). What is not shaped like an account id is not asked about.
+   */
+  async existingIds(em: EntityManager, ids: readonly string[]): Promise<Set<string>> {
+    const candidates = ids.filter((id) => USER_ID_PATTERN.test(id));
+    if (!candidates.length) return new Set();
+    const rows = await em.find(UserSchema, { id: { $in: candidates } }, { fields: ['id'], disableIdentityMap: true });
+    return new Set(rows.map((row) => row.id));
+  }
+
+  /**
    * Inside a transaction that records something an account owns: whether the account still
    * exists, holding it (FOR SHARE) until that transaction ends. An account deletion running
    * meanwhile either waits for the record (and then removes it) or has already removed the

@@ -80,9 +80,9 @@ export interface RestRoute {
   status: number;
   /**
    * A connection the legacy operation answers whole (legacy lists have no cursors): the router
-   * runs the document again with `$after` set to the page's `endCursor` while `hasNextPage`, until
-   * `enough` (given the rows so far) says it has what the answer needs, and hands `respond` the
-   * data with every row in the connection's `nodes`.
+   * runs the document again with `$after` set to the page's `endCursor` (and no `$offset`) while
+   * `hasNextPage`, until `enough` (given the rows so far) says it has what the answer needs, and
+   * hands `respond` the data with every row in the connection's `nodes`.
    */
   pages?: { path: readonly string[]; enough?: (rows: number, request: RestRequest) => boolean };
   /** `binary` routes stream the body (blob and device-log uploads); others parse JSON up to 1 MiB. */

@@ -105,7 +105,8 @@ const connectionAt = (data: Record<string, unknown>, path: readonly string[]) =>
 /**
  * Reads a connection to its end (or until the route has enough rows), page after page, and puts
  * every row in the first answer's connection. Each page is a full run of the document, with the
- * same access checks; the first page's data is what the route answers from.
+ * same access checks; the first page's data is what the route answers from. The next pages start
+ * after the last row read, so they skip nothing: `$offset` is the first page's only.
  */
 async function wholeConnection(
   data: Record<string, unknown>,
@@ -117,8 +118,9 @@ async function wholeConnection(
   const connection = connectionAt(data, pages.path);
   const rows = [...connection.nodes];
   let info = connection.pageInfo;
+  const { offset: _firstPageOnly, ...following } = variables;
   while (info.hasNextPage && !pages.enough?.(rows.length, request)) {
-    const next = await run({ ...variables, after: info.endCursor });
+    const next = await run({ ...following, after: info.endCursor });
     if (next.errors?.length) return { errors: next.errors };
     const page = connectionAt(next.data ?? {}, pages.path);
     rows.push(...page.nodes);

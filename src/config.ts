@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { ObjectQuotas } from './kernel/quota';
 
 /**
  * The only reader of process.env. Every setting is parsed and validated here once, so a
@@ -62,6 +63,8 @@ export interface Config {
   accessLogRetentionDays: number;
   /** Record the access log; off only to measure what recording costs (test/bench), never in service. */
   accessLogRecording: boolean;
+  /** The most blobs, device logs and datasets one account may hold; a creation past it is refused (403). */
+  objectQuotas: ObjectQuotas;
   /**
    * Glucose readings one account may store per hour of data (UTC, counting what is stored and
    * counts or will on its dataset's close); an upload that would pass it is refused whole.
@@ -178,6 +181,13 @@ export function loadConfig(env: Env = process.env): Config {
     // Six years, the longest record-keeping period health-data regulations (HIPAA) ask of audit trails.
     accessLogRetentionDays: integer(env, 'ACCESS_LOG_RETENTION_DAYS', 6 * 365 + 2, 1, 100 * 366),
     accessLogRecording: text(env, 'ACCESS_LOG_RECORDING') === undefined || flag(env, 'ACCESS_LOG_RECORDING'),
+    // Far above what a person's devices make in years (an uploader opens a dataset a day), and
+    // low enough that every list of one account stays cheap to page.
+    objectQuotas: {
+      blobs: integer(env, 'BLOB_QUOTA', 10_000, 1, 10_000_000),
+      deviceLogs: integer(env, 'DEVICE_LOG_QUOTA', 10_000, 1, 10_000_000),
+      datasets: integer(env, 'DATASET_QUOTA', 10_000, 1, 10_000_000),
+    },
     // Four times the 60 a summary counts per hour (tidepool-semantics B.4): room for re-uploads, none for floods.
     glucoseReadingsPerHour: integer(env, 'GLUCOSE_READINGS_PER_HOUR', 240, 61, 100_000),
     // About a quarter of a second of updater work; 60 days of 5-minute CGM data fit in one turn.

@@ -126,7 +126,8 @@ export async function createServices({
   const accountsExist = (scope: Scope, ids: readonly string[]) => users.existing(scope, ids);
   const permissions = new PermissionsService(access, accountsExist);
   const contents = new ContentStore(orm, objectStore, logger, { uploadTimeoutMs: config.uploadTimeoutSeconds * 1000 });
-  const owners = ownerAccounts(accountsExist, (tx: EntityManager, userId: string) => users.holdExisting(tx, userId));
+  const holdAccount = (tx: EntityManager, userId: string) => users.holdExisting(tx, userId);
+  const owners = ownerAccounts(accountsExist, holdAccount, config.objectQuotas);
   const blobs = new BlobsService(access, owners, contents);
   const deviceLogs = new DeviceLogsService(access, owners, contents);
   const summaryUpdater = new SummaryUpdater(() => orm.em.fork(), logger, config.summaryReadingsPerTurn);

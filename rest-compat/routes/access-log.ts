@@ -41,7 +41,12 @@ const ACCESS_LOG_ENTRY = object(
   ['id', 'time', 'userId', 'accessorIsServer', 'operation', 'objectIds', 'outcome', 'requestId'],
 );
 
-const ENTRY_PAGES = legacyPaging(['user', 'accessLog']);
+/**
+ * The log's connection pages by cursor alone, so a page is read from the log's newest entry:
+ * pages reach its newest 1000 entries (ten connection pages at most); `startAt` and `endAt`
+ * reach older ones.
+ */
+const ENTRY_PAGES = legacyPaging(['user', 'accessLog'], { skip: 'read', deepest: 1000 });
 
 function filterOf({ query }: RestRequest) {
   const outcome = oneParameter(query, 'outcome');
@@ -82,8 +87,7 @@ export const accessLogRoutes: RestRoute[] = [
         nodes { ${ENTRY_FIELDS} } pageInfo { hasNextPage endCursor } } } }`,
     variables: (request) => {
       const filter = filterOf(request);
-      ENTRY_PAGES.check(request);
-      return { userId: request.params.userId, filter };
+      return { userId: request.params.userId, filter, ...ENTRY_PAGES.variables(request) };
     },
     pages: ENTRY_PAGES.pages,
     respond: (data, _reply, request) => ENTRY_PAGES.rows(data, request).map(wireEntry),

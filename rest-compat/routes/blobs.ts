@@ -61,13 +61,12 @@ export const blobRoutes: RestRoute[] = [
       response: arrayOf(BLOB),
       tidepool: 'blob.v1.yaml#ListBlobs',
     },
-    document: `query ($userId: ID!, $filter: BlobFilter, $after: String) {
-      blobs(userId: $userId, filter: $filter, first: 100, after: $after) {
+    document: `query ($userId: ID!, $filter: BlobFilter, $first: Int, $after: String, $offset: Int) {
+      blobs(userId: $userId, filter: $filter, first: $first, after: $after, offset: $offset) {
         nodes { ${BLOB_FIELDS} } pageInfo { hasNextPage endCursor } } }`,
     variables: (request) => {
       const filter = { mediaType: listParameter(request.query, 'mediaType'), status: statusesOf(request.query) };
-      BLOB_PAGES.check(request);
-      return { userId: request.params.userId, filter };
+      return { userId: request.params.userId, filter, ...BLOB_PAGES.variables(request) };
     },
     pages: BLOB_PAGES.pages,
     respond: (data, _reply, request) => BLOB_PAGES.rows(data, request).map(wireBlob),

@@ -191,14 +191,14 @@ export const clinicPatientRoutes: RestRoute[] = [
       ]),
       tidepool: 'clinic.v1.yaml#ListPatients',
     },
-    document: `query ($id: ID!, $filter: ClinicPatientFilter, $orderBy: ClinicPatientOrder, $first: Int, $after: String, $offsetPeriods: Boolean!) {
-      clinic(id: $id) { patientCount patients(filter: $filter, orderBy: $orderBy, first: $first, after: $after) {
+    document: `query ($id: ID!, $filter: ClinicPatientFilter, $orderBy: ClinicPatientOrder, $first: Int, $after: String, $offset: Int, $offsetPeriods: Boolean!) {
+      clinic(id: $id) { patientCount patients(filter: $filter, orderBy: $orderBy, first: $first, after: $after, offset: $offset) {
         totalCount nodes { ${PATIENT_FIELDS} ${summaryFields('offsetPeriods')} } pageInfo { hasNextPage endCursor } } } }`,
-    variables: (request) => {
-      const { limit, offset } = PATIENT_PAGES.check(request);
-      // One page when it holds the whole answer (the usual offset 0), else pages of 100 until it does.
-      return { id: request.params.clinicId, ...patientListVariables(request), first: Math.min(offset + limit, 100) };
-    },
+    variables: (request) => ({
+      id: request.params.clinicId,
+      ...patientListVariables(request),
+      ...PATIENT_PAGES.variables(request),
+    }),
     pages: PATIENT_PAGES.pages,
     respond: (data, _reply, request) => {
       const clinic = data.clinic as { patientCount: number; patients: { totalCount: number } };

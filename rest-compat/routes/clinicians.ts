@@ -82,11 +82,10 @@ export const clinicianRoutes: RestRoute[] = [
       response: arrayOf(CLINICIAN),
       tidepool: 'clinic.v1.yaml#ListClinicians',
     },
-    document: `query ($id: ID!, $filter: ClinicianFilter, $after: String) { clinic(id: $id) {
-      clinicians(filter: $filter, first: 100, after: $after) { nodes { ${CLINICIAN_FIELDS} } pageInfo { hasNextPage endCursor } } } }`,
+    document: `query ($id: ID!, $filter: ClinicianFilter, $first: Int, $after: String, $offset: Int) { clinic(id: $id) {
+      clinicians(filter: $filter, first: $first, after: $after, offset: $offset) { nodes { ${CLINICIAN_FIELDS} } pageInfo { hasNextPage endCursor } } } }`,
     variables: (request) => {
-      CLINICIAN_PAGES.check(request);
-      return { id: request.params.clinicId, filter: clinicianFilter(request) };
+      return { id: request.params.clinicId, filter: clinicianFilter(request), ...CLINICIAN_PAGES.variables(request) };
     },
     pages: CLINICIAN_PAGES.pages,
     respond: (data, _reply, request) => CLINICIAN_PAGES.rows(data, request).map(legacyClinician),

@@ -87,9 +87,8 @@ export function clinicInput({ body }: RestRequest): Record<string, unknown> {
 export const LIMIT = { default: 10, max: 1000 } as const;
 
 /**
- * Offset paging (`?offset=&limit=`) over a connection: the router reads the connection at
- * `path` until it holds `offset + limit` rows, and `rows` cuts the page out; checked when the
- * variables are made, so a bad limit is refused first.
+ * Offset paging (`?offset=&limit=`) over the connection at `path`, as `slicePaging` reads it;
+ * checked when the variables are made, so a bad limit is refused first.
  */
 export function offsetPaging(path: readonly string[]) {
   return slicePaging(
@@ -212,11 +211,10 @@ export const clinicRoutes: RestRoute[] = [
       response: arrayOf(CLINIC),
       tidepool: 'clinic.v1.yaml#ListClinics',
     },
-    document: `query ($filter: ClinicFilter, $after: String) {
-      clinics(filter: $filter, first: 100, after: $after) { nodes { ${CLINIC_FIELDS} } pageInfo { hasNextPage endCursor } } }`,
+    document: `query ($filter: ClinicFilter, $first: Int, $after: String, $offset: Int) {
+      clinics(filter: $filter, first: $first, after: $after, offset: $offset) { nodes { ${CLINIC_FIELDS} } pageInfo { hasNextPage endCursor } } }`,
     variables: (request) => {
-      CLINIC_PAGES.check(request);
-      return { filter: clinicFilter(request) };
+      return { filter: clinicFilter(request), ...CLINIC_PAGES.variables(request) };
     },
     pages: CLINIC_PAGES.pages,
     respond: (data, _reply, request) => CLINIC_PAGES.rows(data, request).map(legacyClinic),
@@ -287,13 +285,12 @@ export const clinicRoutes: RestRoute[] = [
       response: arrayOf(object({ clinician: CLINICIAN, clinic: CLINIC }, ['clinician', 'clinic'])),
       tidepool: 'clinic.v1.yaml#ListClinicsForClinician',
     },
-    document: `query ($userId: ID!, $after: String) {
-      clinicsOfClinician(userId: $userId, first: 100, after: $after) {
+    document: `query ($userId: ID!, $first: Int, $after: String, $offset: Int) {
+      clinicsOfClinician(userId: $userId, first: $first, after: $after, offset: $offset) {
         nodes { ${CLINIC_FIELDS} clinician(userId: $userId) { ${CLINICIAN_FIELDS} } }
         pageInfo { hasNextPage endCursor } } }`,
     variables: (request) => {
-      CLINICIAN_CLINIC_PAGES.check(request);
-      return { userId: request.params.userId };
+      return { userId: request.params.userId, ...CLINICIAN_CLINIC_PAGES.variables(request) };
     },
     pages: CLINICIAN_CLINIC_PAGES.pages,
     // Tidepool answers each membership as {clinician, clinic}.

@@ -167,11 +167,10 @@ const datasetRoutes = (prefix: 'datasets' | 'data_sets'): RestRoute[] => [
       parameters: LEGACY_PAGING,
       response: arrayOf(DATASET),
     },
-    document: `query ($userId: ID!, $after: String) {
-      datasets(userId: $userId, first: 100, after: $after) { nodes { ${DATASET_FIELDS} } pageInfo { hasNextPage endCursor } } }`,
+    document: `query ($userId: ID!, $first: Int, $after: String, $offset: Int) {
+      datasets(userId: $userId, first: $first, after: $after, offset: $offset) { nodes { ${DATASET_FIELDS} } pageInfo { hasNextPage endCursor } } }`,
     variables: (request) => {
-      DATASET_PAGES.check(request);
-      return { userId: request.params.userId };
+      return { userId: request.params.userId, ...DATASET_PAGES.variables(request) };
     },
     pages: DATASET_PAGES.pages,
     respond: (data, _reply, request) => DATASET_PAGES.rows(data, request).map(wireDataset),

@@ -67,14 +67,13 @@ export const deviceLogRoutes: RestRoute[] = [
       response: arrayOf(DEVICE_LOG),
       tidepool: 'blob.v1.yaml#ListDeviceLogs',
     },
-    document: `query ($userId: ID!, $filter: DeviceLogFilter!, $after: String) {
-      deviceLogs(userId: $userId, filter: $filter, first: 100, after: $after) {
+    document: `query ($userId: ID!, $filter: DeviceLogFilter!, $first: Int, $after: String, $offset: Int) {
+      deviceLogs(userId: $userId, filter: $filter, first: $first, after: $after, offset: $offset) {
         nodes { ${LOG_FIELDS} } pageInfo { hasNextPage endCursor } } }`,
     variables: (request) => {
       const startAt = dateTimeParameter(request.query, 'startAtTime');
       const endAt = dateTimeParameter(request.query, 'endAtTime');
-      LOG_PAGES.check(request);
-      return { userId: request.params.userId, filter: { startAt, endAt } };
+      return { userId: request.params.userId, filter: { startAt, endAt }, ...LOG_PAGES.variables(request) };
     },
     pages: LOG_PAGES.pages,
     respond: (data, _reply, request) => LOG_PAGES.rows(data, request).map(wireLog),

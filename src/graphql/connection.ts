@@ -106,3 +106,17 @@ export class PageArgs {
   @Field(() => String, { nullable: true, description: AFTER_DESCRIPTION })
   after?: string | null;
 }
+
+/**
+ * The paging arguments of the lists the legacy REST API pages by offset: `offset` skips rows in
+ * the same query, so a deep page costs what the first does.
+ */
+@ArgsType()
+export class OffsetPageArgs extends PageArgs {
+  @Field(() => Int, {
+    nullable: true,
+    description:
+      'Rows to skip first (after `after` when given), for offset paging; none when omitted. Prefer `after`: rows added meanwhile shift an offset.',
+  })
+  offset?: number | null;
+}

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { notFound } from './errors';
+import { assertBelowQuota, holdBelowQuota, type CountedObjects, type ObjectQuotas } from './quota';
 import type { Scope } from './scope';
 
 /** Which of these accounts exist (UsersService.existing). */
@@ -12,7 +13,7 @@ export type AccountsExist = (scope: Scope, ids: readonly string[]) => Promise<Se
  */
 export type HoldAccount = (tx: EntityManager, userId: string) => Promise<boolean>;
 
-/** The account checks of an upload: cheap before the bytes, binding when the record is written. */
+/** The account checks of a new object: cheap before the bytes, binding when the record is written. */
 export interface OwnerAccounts {
   /**
    * Before the bytes: spares a server a whole upload for an account that does not exist. Others
@@ -21,9 +22,13 @@ export interface OwnerAccounts {
   assertExists(scope: Scope, userId: string): Promise<void>;
   /** In the record transaction: the account must still exist, and stays until the record commits. */
   assertHeld(tx: EntityManager, userId: string): Promise<void>;
+  /** Before the bytes: refuses an account at its quota of `objects`, sparing an upload the binding check refuses. */
+  assertRoom(em: EntityManager, userId: string, objects: CountedObjects): Promise<void>;
+  /** In the record transaction, before the insert: the account's quota, binding however many race (holdBelowQuota). */
+  holdRoom(tx: EntityManager, userId: string, objects: CountedObjects): Promise<void>;
 }
 
-export function ownerAccounts(exist: AccountsExist, hold: HoldAccount): OwnerAccounts {
+export function ownerAccounts(exist: AccountsExist, hold: HoldAccount, quotas: ObjectQuotas): OwnerAccounts {
   return {
     async assertExists(scope, userId) {
       if (!scope.principal.isServer || scope.principal.userId === userId) return;
@@ -32,5 +37,7 @@ export function ownerAccounts(exist: AccountsExist, hold: HoldAccount): OwnerAcc
     async assertHeld(tx, userId) {
       if (!(await hold(tx, userId))) throw notFound(`User ${userId} was deleted; nothing was stored`);
     },
+    assertRoom: (em, userId, objects) => assertBelowQuota(em, objects, userId, quotas[objects.kind]),
+    holdRoom: (tx, userId, objects) => holdBelowQuota(tx, objects, userId, quotas[objects.kind]),
   };
 }

@@ -13,10 +13,14 @@ export const PAGE_SIZE = { default: 100, max: 100 } as const;
 /** A sort key: the values a list is ordered by, most significant first, unique per row. */
 export type SortKey = readonly (string | number)[];
 
-/** A page asked of one list: at most `first` rows after `after` (none: from the start). */
+/**
+ * A page asked of one list: at most `first` rows after `after` (none: from the start), past the
+ * first `offset` of those (legacy offset paging, skipped in SQL; none when omitted).
+ */
 export interface PageArgs {
   first: number;
   after: SortKey | null;
+  offset?: number;
 }
 
 /** A page of rows of one list, with the cursor of each row. */
@@ -28,7 +32,7 @@ export interface Page<T> {
    */
   cursorAt(index: number): string;
   hasNextPage: boolean;
-  /** Forward paging only: true when the page starts after a cursor. */
+  /** Forward paging only: true when the page starts after a cursor or an offset. */
   hasPreviousPage: boolean;
 }
 
@@ -75,17 +79,27 @@ export function assertFirst(first: number | null | undefined, field = 'first'): 
   return first;
 }
 
-/** The paging arguments of `list`, checked. */
+/** `offset` checked: an integer of at least 0, none (0) when omitted. */
+export function assertOffset(offset: number | null | undefined, field = 'offset'): number {
+  if (offset === null || offset === undefined) return 0;
+  if (!Number.isInteger(offset) || offset < 0) throw invalid(`${field} must be an integer of at least 0`, field);
+  return offset;
+}
+
+/** The paging arguments of `list`, checked; `offset` only where the list skips rows in SQL. */
 export function pageArgs(
   list: string,
   first: number | null | undefined,
   after: string | null | undefined,
   valid?: (key: SortKey) => boolean,
+  offset?: number | null,
 ): PageArgs {
-  return {
+  const checked: PageArgs = {
     first: assertFirst(first),
     after: after === null || after === undefined ? null : decodeCursor(after, list, 'after', valid),
   };
+  const skipped = assertOffset(offset);
+  return skipped ? { ...checked, offset: skipped } : checked;
 }
 
 /**
@@ -98,7 +112,7 @@ export function pageOf<T>(list: string, args: PageArgs, rows: T[], keyOf: (row: 
     nodes,
     cursorAt: (index) => encodeCursor(list, keyOf(nodes[index]!)),
     hasNextPage: rows.length > args.first,
-    hasPreviousPage: args.after !== null,
+    hasPreviousPage: args.after !== null || (args.offset ?? 0) > 0,
   };
 }
 

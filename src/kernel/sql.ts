@@ -22,14 +22,15 @@ export const rowDate = (value: unknown): Date | null =>
  * A page of the rows of many users in `table`, newest first (then by id), one row more than
  * asked so each page knows whether more follow: a hundred users cost one SELECT. `after` is the
  * (created time, id) of the last row of the previous page; created times are written from
- * JavaScript dates, so milliseconds compare exactly.
+ * JavaScript dates, so milliseconds compare exactly. `offset` rows are skipped in the same
+ * SELECT, so a deep legacy page costs what the first does.
  */
 export async function newestPagesByUser(
   connection: Connection,
   table: string,
   condition: SqlCondition,
   userIds: readonly string[],
-  { first, after }: PageArgs,
+  { first, after, offset = 0 }: PageArgs,
 ): Promise<Record<string, unknown>[][]> {
   const afterParams = after === null ? [] : [new Date(after[0]), new Date(after[0]), after[1]];
   const rows = await connection.execute<Record<string, unknown>[]>(
@@ -38,8 +39,8 @@ export async function newestPagesByUser(
        from ${table}
        where user_id in (${placeholders(userIds.length)}) and ${condition.sql}
          ${after ? 'and (created_time < ? or (created_time = ? and id > ?))' : ''}
-     ) ranked where position <= ? order by created_time desc, id`,
-    [...userIds, ...condition.params, ...afterParams, first + 1],
+     ) ranked where position > ? and position <= ? order by created_time desc, id`,
+    [...userIds, ...condition.params, ...afterParams, offset, offset + first + 1],
   );
   const byUser = new Map<string, Record<string, unknown>[]>(userIds.map((id) => [id, []]));
   for (const row of rows) byUser.get(row.user_id as string)?.push(row);

@@ -93,8 +93,8 @@ export const outcomeOf = (promise: Promise<unknown>): Promise<string | undefined
     (error: { code?: string }) => error.code ?? String(error),
   );
 
-/** Starts the services for one test file; `stop` in afterAll. */
-export async function startDomainWorld(): Promise<DomainWorld> {
+/** Starts the services for one test file, with `env` over the test settings; `stop` in afterAll. */
+export async function startDomainWorld(env: Record<string, string> = {}): Promise<DomainWorld> {
   const database = await createTestDatabase();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'islet-domain-'));
   const config = loadConfig({
@@ -104,6 +104,7 @@ export async function startDomainWorld(): Promise<DomainWorld> {
     LOG_LEVEL: 'silent',
     SERVER_SECRET,
     DEV_CLIENT_SECRET,
+    ...env,
   });
   const logger = createLogger('silent');
   const objectStore = new FilesystemStore(dataDir);

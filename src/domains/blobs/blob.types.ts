@@ -3,7 +3,7 @@ import { connectionOf } from '../../graphql/connection';
 import { UploadScalar } from '../../graphql/upload';
 import type { Upload } from '../../kernel/upload';
 import type { BlobRecord, BlobStatus } from './blob.entity';
-import type { BlobListOptions } from './blobs.service';
+import type { BlobListOptions, BlobListPaging } from './blobs.service';
 
 /** Blob states: UPPER_SNAKE_CASE in GraphQL, the lowercase names of the domain inside. */
 export enum BlobStatusValue {
@@ -105,8 +105,8 @@ export class BlobFilter {
   })
   status?: BlobStatusValue[] | null;
 
-  static options(filter: BlobFilter | null | undefined, first?: number | null, after?: string | null): BlobListOptions {
-    return { mediaTypes: filter?.mediaType ?? [], statuses: filter?.status ?? [], first, after };
+  static options(filter: BlobFilter | null | undefined, paging: BlobListPaging): BlobListOptions {
+    return { mediaTypes: filter?.mediaType ?? [], statuses: filter?.status ?? [], ...paging };
   }
 }
 

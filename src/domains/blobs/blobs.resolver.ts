@@ -1,5 +1,5 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { PageArgs } from '../../graphql/connection';
+import { OffsetPageArgs } from '../../graphql/connection';
 import { incomingContent } from '../../kernel/upload';
 import type { Scope } from '../../kernel/scope';
 import { User } from '../users/user.types';
@@ -43,13 +43,10 @@ export class BlobsResolver {
   async blobs(
     @Arg('userId', () => ID, { description: 'The owner.' }) userId: string,
     @Arg('filter', () => BlobFilter, FILTER) filter: BlobFilter | null,
-    @Args() { first, after }: PageArgs,
+    @Args() paging: OffsetPageArgs,
     @Ctx() scope: Scope,
   ): Promise<BlobConnection> {
-    return BlobConnection.of(
-      await this.service.list(scope, userId, BlobFilter.options(filter, first, after)),
-      Blob.from,
-    );
+    return BlobConnection.of(await this.service.list(scope, userId, BlobFilter.options(filter, paging)), Blob.from);
   }
 
   @Mutation(() => CreateBlobPayload, {
@@ -114,10 +111,10 @@ export class UserBlobsResolver {
   async blobs(
     @Root() user: User,
     @Arg('filter', () => BlobFilter, FILTER) filter: BlobFilter | null,
-    @Args() { first, after }: PageArgs,
+    @Args() paging: OffsetPageArgs,
     @Ctx() scope: Scope,
   ): Promise<BlobConnection> {
-    const options = BlobFilter.options(filter, first, after);
+    const options = BlobFilter.options(filter, paging);
     return BlobConnection.of(await this.service.listOf(scope, user.userId, options), Blob.from);
   }
 }

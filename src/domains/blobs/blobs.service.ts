@@ -13,6 +13,7 @@ import {
 import { conflict, invalid, notFound, unauthenticated } from '../../kernel/errors';
 import { isAuthenticated } from '../../kernel/principal';
 import { hexId } from '../../kernel/ids';
+import type { CountedObjects } from '../../kernel/quota';
 import type { Scope } from '../../kernel/scope';
 import { assertUserId, truncate } from '../../kernel/validation';
 import type { AccessPolicy, Requirement } from '../permissions/access-policy';
@@ -32,11 +33,16 @@ export interface NewBlob {
   content?: IncomingContent;
 }
 
-export interface BlobListOptions {
-  mediaTypes?: readonly string[];
-  statuses?: readonly string[];
+/** Where a page of a blob list starts and how long it is (see PageArgs in kernel/paging). */
+export interface BlobListPaging {
   first?: number | null;
   after?: string | null;
+  offset?: number | null;
+}
+
+export interface BlobListOptions extends BlobListPaging {
+  mediaTypes?: readonly string[];
+  statuses?: readonly string[];
 }
 
 export function assertBlobId(value: string, field = 'blobId'): string {
@@ -58,6 +64,9 @@ const blobListOf = (userId: string) => `blobs:${userId}`;
 
 const objectKeyOf = (userId: string, blobId: string) => `blobs/${userId}/${blobId}/${hexId(16)}`;
 
+/** Every blob counts, `created` ones (waiting for content) too (BLOB_QUOTA). */
+const BLOBS: CountedObjects = { kind: 'blobs', table: 'blobs', name: 'blobs' };
+
 /** Opaque per-user content with a status (spec §2.4, §3, §4.6). */
 export class BlobsService {
   constructor(
@@ -68,7 +77,8 @@ export class BlobsService {
 
   /**
    * A new blob: `available` when it comes with content, else `created` until content is added.
-   * An empty body is no content; its digest, if given, must be the MD5 of nothing.
+   * An empty body is no content; its digest, if given, must be the MD5 of nothing. Refused
+   * (FORBIDDEN) when the account holds its quota of blobs.
    */
   async create(scope: Scope, userId: string, blob: NewBlob): Promise<BlobRecord> {
     assertUserId(userId);
@@ -77,6 +87,7 @@ export class BlobsService {
     if (digest !== undefined && !blob.content && digest !== EMPTY_MD5) throw digestMismatch(digest, EMPTY_MD5);
     await this.access.assertAllowed(scope, userId, MAY_WRITE);
     await this.accounts.assertExists(scope, userId);
+    await this.accounts.assertRoom(scope.em, userId, BLOBS);
 
     const base = { id: hexId(32), userId, mediaType, createdTime: new Date() };
     const withoutContent = {
@@ -85,14 +96,17 @@ export class BlobsService {
       ...{ status: 'created', revision: 0 },
     };
     if (!blob.content) {
-      const record = scope.em.create(BlobSchema, withoutContent);
-      await scope.em.flush();
-      return record;
+      return scope.em.transactional(async (tx) => {
+        await this.accounts.holdRoom(tx, userId, BLOBS);
+        await tx.insert(BlobSchema, withoutContent);
+        return withoutContent as BlobRecord;
+      });
     }
     const objectKey = objectKeyOf(userId, base.id);
     const content = { ...blob.content, mediaType };
     const recordBlob = async (tx: EntityManager, facts: ContentFacts) => {
       await this.accounts.assertHeld(tx, userId);
+      await this.accounts.holdRoom(tx, userId, BLOBS);
       // As Tidepool: the record is finalised once the content is in, which counts as its first update.
       const finished = { ...facts, objectKey, status: 'available', revision: 1, modifiedTime: new Date() } as const;
       const record: BlobRecord = facts.size === 0 ? withoutContent : { ...base, ...finished };
@@ -146,7 +160,7 @@ export class BlobsService {
   async list(scope: Scope, userId: string, options: BlobListOptions = {}): Promise<PagedList<BlobRecord>> {
     assertUserId(userId);
     const filter = this.filter(options);
-    const args = pageArgs(blobListOf(userId), options.first, options.after, isBlobKey);
+    const args = pageArgs(blobListOf(userId), options.first, options.after, isBlobKey, options.offset);
     await this.access.assertAllowed(scope, userId, MAY_READ);
     return this.page(scope, userId, filter, args);
   }
@@ -157,7 +171,7 @@ export class BlobsService {
    */
   async listOf(scope: Scope, userId: string, options: BlobListOptions = {}): Promise<PagedList<BlobRecord>> {
     const filter = this.filter(options);
-    const args = pageArgs(blobListOf(userId), options.first, options.after, isBlobKey);
+    const args = pageArgs(blobListOf(userId), options.first, options.after, isBlobKey, options.offset);
     if (!(await this.access.isAllowed(scope, userId, MAY_READ))) {
       return { page: pageOf(blobListOf(userId), args, [], () => []), count: async () => 0 };
     }

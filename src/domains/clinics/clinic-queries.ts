@@ -28,19 +28,19 @@ function where(query: ClinicQuery): { sql: string; params: unknown[] } {
   return { sql: conditions.length ? conditions.join(' and ') : 'true', params };
 }
 
-/** A page of clinics, oldest first (then by id), one row more than asked. */
+/** A page of clinics, oldest first (then by id), one row more than asked, past `offset` of them. */
 export async function clinicPage(
   scope: Scope,
   query: ClinicQuery,
-  { first, after }: PageArgs,
+  { first, after, offset = 0 }: PageArgs,
 ): Promise<ClinicRecord[]> {
   const { sql, params } = where(query);
   const keyset = after ? ' and (c.created_time, c.id) > (?, ?)' : '';
   const rows = await scope.em
     .getConnection()
     .execute<Record<string, unknown>[]>(
-      `select c.* from clinics c where ${sql}${keyset} order by c.created_time, c.id limit ?`,
-      [...params, ...(after ? [new Date(after[0]), after[1]] : []), first + 1],
+      `select c.* from clinics c where ${sql}${keyset} order by c.created_time, c.id limit ? offset ?`,
+      [...params, ...(after ? [new Date(after[0]), after[1]] : []), first + 1, offset],
     );
   return rows.map((row) => scope.em.map(ClinicSchema, row));
 }

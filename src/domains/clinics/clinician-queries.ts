@@ -75,7 +75,7 @@ export const clinicianKey = (clinician: ClinicianView): [string, string] => [
 
 /**
  * A page of the clinicians of many clinics (members and invitations, oldest first), one row
- * more than asked: the clinics of a request cost one SELECT together.
+ * more than asked, past the first `offset`: the clinics of a request cost one SELECT together.
  */
 export function clinicianPages(scope: Scope, filter: ClinicianFilter, args: PageArgs): Loader<string, ClinicianView[]> {
   return scope.loaders.get(
@@ -88,13 +88,14 @@ export function clinicianPages(scope: Scope, filter: ClinicianFilter, args: Page
           `select * from (
              select *, row_number() over (partition by clinic_id order by created_time, key) as position
                from (${LISTED(clinicIds.length)}) listed where ${sql}${keyset}
-           ) ranked where position <= ? order by created_time, key`,
+           ) ranked where position > ? and position <= ? order by created_time, key`,
           [
             ...clinicIds,
             ...clinicIds,
             ...params,
             ...(args.after ? [new Date(args.after[0]), args.after[1]] : []),
-            args.first + 1,
+            args.offset ?? 0,
+            (args.offset ?? 0) + args.first + 1,
           ],
         );
         const byClinic = new Map<string, ClinicianView[]>(clinicIds.map((id) => [id, []]));

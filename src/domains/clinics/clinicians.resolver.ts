@@ -1,5 +1,5 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { PageArgs } from '../../graphql/connection';
+import { OffsetPageArgs, PageArgs } from '../../graphql/connection';
 import type { Scope } from '../../kernel/scope';
 import { CliniciansService } from './clinicians.service';
 import {
@@ -37,10 +37,10 @@ export class ClinicCliniciansResolver {
     @Root() clinic: Clinic,
     @Arg('filter', () => ClinicianFilter, { nullable: true, description: 'Which clinicians; all when omitted.' })
     filter: ClinicianFilter | null,
-    @Args() { first, after }: PageArgs,
+    @Args() { first, after, offset }: OffsetPageArgs,
     @Ctx() scope: Scope,
   ): Promise<ClinicianConnection> {
-    const page = await this.service.list(scope, clinic.id, filter ?? {}, first, after);
+    const page = await this.service.list(scope, clinic.id, filter ?? {}, first, after, offset);
     return ClinicianConnection.of(page, Clinician.from);
   }
 

@@ -72,11 +72,12 @@ export class CliniciansService {
     filter: ClinicianFilter,
     first?: number | null,
     after?: string | null,
+    offset?: number | null,
   ): Promise<PagedList<ClinicianView>> {
     const clinic = await this.clinics.find(scope, clinicId);
     const checked = { ...filter, email: filter.email ? checkInviteEmail(filter.email) : null };
     const list = `clinicians:${clinic.id}:${JSON.stringify(checked)}`;
-    const args = pageArgs(list, first, after, isClinicianKey);
+    const args = pageArgs(list, first, after, isClinicianKey, offset);
     await assertClinicAccess(scope, clinic.id, 'read');
     const rows = await clinicianPages(scope, checked, args).load(clinic.id);
     return {

@@ -1,5 +1,5 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { PageArgs } from '../../graphql/connection';
+import { OffsetPageArgs, PageArgs } from '../../graphql/connection';
 import { forbidden, unauthenticated } from '../../kernel/errors';
 import { isAuthenticated } from '../../kernel/principal';
 import type { Scope } from '../../kernel/scope';
@@ -53,10 +53,10 @@ export class ClinicsResolver {
       description: 'Which clinics; all the caller sees when omitted.',
     })
     filter: ClinicFilter | null,
-    @Args() { first, after }: PageArgs,
+    @Args() { first, after, offset }: OffsetPageArgs,
     @Ctx() scope: Scope,
   ): Promise<ClinicConnection> {
-    return ClinicConnection.of(await this.service.list(scope, filter ?? {}, first, after), Clinic.from);
+    return ClinicConnection.of(await this.service.list(scope, filter ?? {}, first, after, offset), Clinic.from);
   }
 
   @Query(() => ClinicConnection, {
@@ -76,10 +76,10 @@ export class ClinicsResolver {
   })
   async clinicsOfClinician(
     @Arg('userId', () => ID, { description: 'The user.' }) userId: string,
-    @Args() { first, after }: PageArgs,
+    @Args() { first, after, offset }: OffsetPageArgs,
     @Ctx() scope: Scope,
   ): Promise<ClinicConnection> {
-    return ClinicConnection.of(await this.service.ofUser(scope, userId, first, after), Clinic.from);
+    return ClinicConnection.of(await this.service.ofUser(scope, userId, first, after, offset), Clinic.from);
   }
 
   @FieldResolver(() => [PatientTag], { description: 'The labels the clinic puts on its patients (at most 50).' })

@@ -105,6 +105,7 @@ export class ClinicsService {
     filter: ClinicFilter,
     first: number | null | undefined,
     after: string | null | undefined,
+    offset?: number | null,
   ): Promise<PagedList<ClinicRecord>> {
     const { principal } = scope;
     if (!isAuthenticated(principal)) throw unauthenticated();
@@ -115,7 +116,7 @@ export class ClinicsService {
       memberId: principal.isServer || filter.shareCode != null ? null : principal.userId,
     };
     const list = `clinics:${JSON.stringify(query)}`;
-    const args = pageArgs(list, first, after, isClinicKey);
+    const args = pageArgs(list, first, after, isClinicKey, offset);
     if (!principal.isServer && principal.userId === null) return this.empty(list, args);
     // A code that cannot be one matches nothing, without a query.
     if (filter.shareCode != null && query.shareCode === null) return this.empty(list, args);
@@ -124,11 +125,11 @@ export class ClinicsService {
   }
 
   /** The clinics a user is a clinician of, for the user itself and server tokens. */
-  async ofUser(scope: Scope, userId: string, first?: number | null, after?: string | null) {
+  async ofUser(scope: Scope, userId: string, first?: number | null, after?: string | null, offset?: number | null) {
     assertSelfOrServer(scope, userId);
     const query: ClinicQuery = { memberId: userId };
     const list = `clinics:${JSON.stringify(query)}`;
-    const args = pageArgs(list, first, after, isClinicKey);
+    const args = pageArgs(list, first, after, isClinicKey, offset);
     const rows = await clinicPage(scope, query, args);
     return { page: pageOf(list, args, rows, clinicKey), count: () => countClinics(scope, query) };
   }

@@ -131,13 +131,13 @@ export const patientListName = (clinicId: string, filter: PatientFilter, order: 
   return `clinicPatients:${clinicId}:${createHash('sha256').update(shape).digest('base64url').slice(0, 16)}`;
 };
 
-/** A page of the clinic's patients in `order`, one row more than asked. */
+/** A page of the clinic's patients in `order`, one row more than asked, past `offset` of them. */
 export async function patientPage(
   scope: Scope,
   clinicId: string,
   filter: PatientFilter,
   order: PatientOrder,
-  { first, after }: PageArgs,
+  { first, after, offset = 0 }: PageArgs,
 ): Promise<PatientRow[]> {
   const { from, sql, params, sort } = where(clinicId, filter, order);
   const direction = order.descending ? 'desc' : 'asc';
@@ -156,8 +156,8 @@ export async function patientPage(
        from ${from}
       where ${sql}${keyset}
       order by ${expression ? `${expression} ${direction}, ` : ''}p.user_id ${direction}
-      limit ?`,
-    [...params, ...(after ?? []), first + 1],
+      limit ? offset ?`,
+    [...params, ...(after ?? []), first + 1, offset],
   );
   if (counted) {
     const counts = patientCounts(scope);

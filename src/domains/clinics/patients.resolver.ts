@@ -1,5 +1,5 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { PageArgs } from '../../graphql/connection';
+import { OffsetPageArgs } from '../../graphql/connection';
 import type { Scope } from '../../kernel/scope';
 import { User } from '../users/user.types';
 import { UsersService } from '../users/users.service';
@@ -69,7 +69,7 @@ export class ClinicPatientsResolver {
       description: 'The order (a record field, or a summary statistic or date); by account id when omitted.',
     })
     orderBy: ClinicPatientOrder | null,
-    @Args() { first, after }: PageArgs,
+    @Args() { first, after, offset }: OffsetPageArgs,
     @Ctx() scope: Scope,
   ): Promise<ClinicPatientConnection> {
     const list = await this.service.list(
@@ -79,6 +79,7 @@ export class ClinicPatientsResolver {
       toOrder(orderBy),
       first,
       after,
+      offset,
     );
     return ClinicPatientConnection.of(list, ClinicPatient.from);
   }

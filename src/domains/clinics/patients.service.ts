@@ -240,6 +240,7 @@ export class PatientsService {
     requested: Omit<PatientOrder, 'summary'> & { summary?: SummarySortSource | null },
     first: number | null | undefined,
     after: string | null | undefined,
+    offset?: number | null,
   ): Promise<PagedList<PatientRow>> {
     await assertClinicAccess(scope, clinicId, 'read');
     const checked: PatientFilter = {
@@ -256,7 +257,7 @@ export class PatientsService {
       summary: isSummarySortField(requested.field) ? checkSummarySort(requested.field, requested.summary) : null,
     };
     const list = patientListName(clinicId, checked, order);
-    const args = pageArgs(list, first, after, isPatientKey(order));
+    const args = pageArgs(list, first, after, isPatientKey(order), offset);
     const rows = await patientPage(scope, clinicId, checked, order, args);
     recordPatientAccess(
       scope,

@@ -1,5 +1,5 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { PageArgs } from '../../graphql/connection';
+import { OffsetPageArgs } from '../../graphql/connection';
 import { incomingContent } from '../../kernel/upload';
 import type { Scope } from '../../kernel/scope';
 import { User } from '../users/user.types';
@@ -37,10 +37,10 @@ export class DeviceLogsResolver {
   async deviceLogs(
     @Arg('userId', () => ID, { description: 'The owner.' }) userId: string,
     @Arg('filter', () => DeviceLogFilter, FILTER) filter: DeviceLogFilter,
-    @Args() { first, after }: PageArgs,
+    @Args() paging: OffsetPageArgs,
     @Ctx() scope: Scope,
   ): Promise<DeviceLogConnection> {
-    const window = { startAtTime: filter.startAt, endAtTime: filter.endAt, first, after };
+    const window = { startAtTime: filter.startAt, endAtTime: filter.endAt, ...paging };
     return DeviceLogConnection.of(await this.logs.list(scope, userId, window), DeviceLog.from);
   }
 
@@ -77,10 +77,10 @@ export class UserDeviceLogsResolver {
   async deviceLogs(
     @Root() user: User,
     @Arg('filter', () => DeviceLogFilter, FILTER) filter: DeviceLogFilter,
-    @Args() { first, after }: PageArgs,
+    @Args() paging: OffsetPageArgs,
     @Ctx() scope: Scope,
   ): Promise<DeviceLogConnection> {
-    const window = { startAtTime: filter.startAt, endAtTime: filter.endAt, first, after };
+    const window = { startAtTime: filter.startAt, endAtTime: filter.endAt, ...paging };
     return DeviceLogConnection.of(await this.logs.listOf(scope, user.userId, window), DeviceLog.from);
   }
 }

@@ -5,6 +5,7 @@ import { assertDigestMD5, relay, type IncomingContent } from '../../kernel/conte
 import { invalid, notFound, unauthenticated } from '../../kernel/errors';
 import { hexId } from '../../kernel/ids';
 import { isAuthenticated } from '../../kernel/principal';
+import type { CountedObjects } from '../../kernel/quota';
 import type { Scope } from '../../kernel/scope';
 import { assertUserId } from '../../kernel/validation';
 import { assertBlobId, BLOB_ID_PATTERN } from '../blobs/blobs.service';
@@ -31,6 +32,7 @@ export interface DeviceLogWindow {
   endAtTime: Date;
   first?: number | null;
   after?: string | null;
+  offset?: number | null;
 }
 
 /** A log list's sort key: the created time (ISO 8601) and the id. */
@@ -40,6 +42,9 @@ const isLogKey = (key: SortKey) =>
   !Number.isNaN(Date.parse(key[0])) &&
   typeof key[1] === 'string' &&
   BLOB_ID_PATTERN.test(key[1]);
+
+/** What DEVICE_LOG_QUOTA counts. */
+const DEVICE_LOGS: CountedObjects = { kind: 'deviceLogs', table: 'device_logs', name: 'device logs' };
 
 /** Cursors of one user's log list fit no other list. */
 const logListOf = (userId: string) => `deviceLogs:${userId}`;
@@ -61,6 +66,7 @@ export class DeviceLogsService {
     if (!/^application\/json\s*(;|$)/i.test(upload.content.mediaType))
       throw invalid(`A device log is JSON: its media type must be ${DEVICE_LOG_MEDIA_TYPE}`, 'mediaType');
     await this.accounts.assertExists(scope, userId);
+    await this.accounts.assertRoom(scope.em, userId, DEVICE_LOGS);
 
     const id = hexId(32);
     const objectKey = `device-logs/${userId}/${id}`;
@@ -68,6 +74,7 @@ export class DeviceLogsService {
     const content = { ...upload.content, stream, mediaType: DEVICE_LOG_MEDIA_TYPE };
     return this.contents.write(scope.em, objectKey, content, digest, async (tx, facts) => {
       await this.accounts.assertHeld(tx, userId);
+      await this.accounts.holdRoom(tx, userId, DEVICE_LOGS);
       const record: DeviceLogRecord = {
         id,
         userId,
@@ -92,7 +99,7 @@ export class DeviceLogsService {
   async list(scope: Scope, userId: string, window: DeviceLogWindow): Promise<PagedList<DeviceLogRecord>> {
     assertUserId(userId);
     const checked = this.window(window);
-    const args = pageArgs(logListOf(userId), window.first, window.after, isLogKey);
+    const args = pageArgs(logListOf(userId), window.first, window.after, isLogKey, window.offset);
     await this.access.assertAllowed(scope, userId, MAY_READ);
     return this.page(scope, userId, checked, args);
   }
@@ -103,7 +110,7 @@ export class DeviceLogsService {
    */
   async listOf(scope: Scope, userId: string, window: DeviceLogWindow): Promise<PagedList<DeviceLogRecord>> {
     const checked = this.window(window);
-    const args = pageArgs(logListOf(userId), window.first, window.after, isLogKey);
+    const args = pageArgs(logListOf(userId), window.first, window.after, isLogKey, window.offset);
     if (!(await this.access.isAllowed(scope, userId, MAY_READ))) {
       return { page: pageOf(logListOf(userId), args, [], () => []), count: async () => 0 };
     }

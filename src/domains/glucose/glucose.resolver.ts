@@ -1,5 +1,5 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { PageArgs } from '../../graphql/connection';
+import { OffsetPageArgs, PageArgs } from '../../graphql/connection';
 import type { Scope } from '../../kernel/scope';
 import { incomingContent } from '../../kernel/upload';
 import { ClinicPatient } from '../clinics/patients.types';
@@ -47,7 +47,7 @@ export class DatasetsResolver {
   })
   async datasets(
     @Arg('userId', () => ID, { description: 'The owner.' }) userId: string,
-    @Args() paging: PageArgs,
+    @Args() paging: OffsetPageArgs,
     @Ctx() scope: Scope,
   ): Promise<DatasetConnection> {
     return DatasetConnection.of(await this.glucose.datasets(scope, userId, paging), Dataset.from);
@@ -138,7 +138,7 @@ export class UserGlucoseResolver {
   @FieldResolver(() => DatasetConnection, {
     description: 'The upload sessions of this account, newest first; empty for callers who may not read its data.',
   })
-  async datasets(@Root() user: User, @Args() paging: PageArgs, @Ctx() scope: Scope): Promise<DatasetConnection> {
+  async datasets(@Root() user: User, @Args() paging: OffsetPageArgs, @Ctx() scope: Scope): Promise<DatasetConnection> {
     return DatasetConnection.of(await this.glucose.datasetsOf(scope, user.userId, paging), Dataset.from);
   }
 

@@ -5,6 +5,7 @@ import type { IncomingContent } from '../../kernel/content';
 import { conflict, forbidden, invalid, notFound, unauthenticated } from '../../kernel/errors';
 import { isAuthenticated } from '../../kernel/principal';
 import { hexId } from '../../kernel/ids';
+import type { CountedObjects } from '../../kernel/quota';
 import type { Scope } from '../../kernel/scope';
 import { assertUserId } from '../../kernel/validation';
 import type { AccessPolicy, Requirement } from '../permissions/access-policy';
@@ -76,6 +77,7 @@ export class GlucoseService {
     await this.accounts.assertExists(scope, userId);
     return scope.em.transactional(async (tx) => {
       await this.accounts.assertHeld(tx, userId);
+      await this.accounts.holdRoom(tx, userId, DATASETS);
       const dataset: DatasetRecord = {
         id: hexId(32),
         userId,
@@ -205,16 +207,16 @@ export class GlucoseService {
   }
 
   /** A user's datasets, newest first; FORBIDDEN to callers who may not read the user's data. */
-  async datasets(scope: Scope, userId: string, paging: Paging): Promise<PagedList<DatasetRecord>> {
+  async datasets(scope: Scope, userId: string, paging: DatasetPaging): Promise<PagedList<DatasetRecord>> {
     assertUserId(userId);
-    const args = pageArgs(datasetListOf(userId), paging.first, paging.after, isCreatedKey);
+    const args = pageArgs(datasetListOf(userId), paging.first, paging.after, isCreatedKey, paging.offset);
     await this.access.assertAllowed(scope, userId, MAY_READ);
     return this.datasetPage(scope, userId, args);
   }
 
   /** The same list seen from an account: empty for callers who may not read it. */
-  async datasetsOf(scope: Scope, userId: string, paging: Paging): Promise<PagedList<DatasetRecord>> {
-    const args = pageArgs(datasetListOf(userId), paging.first, paging.after, isCreatedKey);
+  async datasetsOf(scope: Scope, userId: string, paging: DatasetPaging): Promise<PagedList<DatasetRecord>> {
+    const args = pageArgs(datasetListOf(userId), paging.first, paging.after, isCreatedKey, paging.offset);
     if (!(await this.access.isAllowed(scope, userId, MAY_READ))) return emptyList(datasetListOf(userId), args);
     return this.datasetPage(scope, userId, args);
   }
@@ -357,7 +359,15 @@ export interface Paging {
   after?: string | null;
 }
 
+/** A dataset list skips `offset` rows in SQL too (legacy offset paging). */
+export interface DatasetPaging extends Paging {
+  offset?: number | null;
+}
+
 const datasetListOf = (userId: string) => `datasets:${userId}`;
+
+/** What DATASET_QUOTA counts: every dataset, open or closed. */
+const DATASETS: CountedObjects = { kind: 'datasets', table: 'datasets', name: 'datasets' };
 const isCreatedKey = (key: SortKey) =>
   key.length === 2 &&
   typeof key[0] === 'string' &&

@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { signUp, type TestAccount } from '../support/accounts';
+import { startTestApp, type TestApp } from '../support/app';
+import { uploadBlob, uploadLog } from '../support/content';
+import { call, graphql } from '../support/http';
+import { rowCount } from '../support/stored';
+
+/**
+ * Issue 27, item 8: 12,436 empty blobs were created in 25 s by one account, with no bound. Each
+ * kind of object an account creates has a quota (here set small), answered 403 naming it.
+ */
+const QUOTA = 2;
+const WINDOW = { start: '2024-03-01T00:00:00Z', end: '2024-03-02T00:00:00Z' };
+
+let app: TestApp;
+
+beforeAll(async () => {
+  app = await startTestApp({
+    BLOB_QUOTA: String(QUOTA),
+    DEVICE_LOG_QUOTA: String(QUOTA),
+    DATASET_QUOTA: String(QUOTA),
+  });
+});
+afterAll(() => app?.stop());
+
+const emptyBlob = (owner: TestAccount) =>
+  call(app.url, `/v1/users/${owner.userid}/blobs`, {
+    method: 'POST',
+    token: owner.token,
+    headers: { 'content-type': 'text/plain' },
+  });
+const dataset = (owner: TestAccount) =>
+  call(app.url, `/v1/users/${owner.userid}/datasets`, {
+    token: owner.token,
+    json: { type: 'upload', dataSetType: 'normal' },
+  });
+
+const CREATIONS: [string, (owner: TestAccount) => Promise<{ status: number; body: any }>, string][] = [
+  ['blobs', emptyBlob, 'blobs'],
+  ['blobs with content', (owner) => uploadBlob(app, owner.userid, owner.token), 'blobs'],
+  ['device logs', (owner) => uploadLog(app, owner.userid, owner.token, WINDOW), 'device logs'],
+  ['datasets', dataset, 'datasets'],
+];
+
+describe.each(CREATIONS)('the quota of %s', (_kind, create, name) => {
+  it('answers 403 naming the quota and its value once the account holds it; other accounts are not held back', async () => {
+    const [owner, other] = await Promise.all([signUp(app, 'owner'), signUp(app, 'other')]);
+    for (let index = 0; index < QUOTA; index++) expect((await create(owner)).status).toBe(201);
+    const refused = await create(owner);
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({
+      code: 403,
+      reason: `The account holds ${QUOTA} ${name}, its quota: delete some before adding more`,
+    });
+    expect((await create(other)).status).toBe(201);
+  });
+
+  it('holds when creations race at the quota: at most the quota exist', async () => {
+    const owner = await signUp(app, 'racer');
+    const statuses = (await Promise.all(Array.from({ length: 8 }, () => create(owner)))).map((reply) => reply.status);
+    expect(statuses.filter((status) => status === 201)).toHaveLength(QUOTA);
+    expect(statuses.filter((status) => status !== 201)).toEqual(Array(8 - QUOTA).fill(403));
+  });
+});
+
+it('GraphQL answers FORBIDDEN with the quota and its value in the extensions', async () => {
+  const owner = await signUp(app, 'owner');
+  for (let index = 0; index < QUOTA; index++) expect((await emptyBlob(owner)).status).toBe(201);
+  const reply = await graphql(
+    app.url,
+    'mutation ($userId: ID!) { createBlob(input: { userId: $userId, mediaType: "text/plain" }) { blob { id } } }',
+    { userId: owner.userid },
+    owner.token,
+  );
+  expect(reply.body.errors[0].extensions).toMatchObject({ code: 'FORBIDDEN', quota: 'blobs', limit: QUOTA });
+  expect(await rowCount(app, `blobs where user_id = '${owner.userid}'`)).toBe(QUOTA);
+});

@@ -15,13 +15,18 @@ export const liveTarget =
     scope: context,
   });
 
-/** A topic's events for a target; rejects (FORBIDDEN, NOT_FOUND, ...) when the caller may not follow it. */
+/**
+ * A topic's events for a target; rejects (FORBIDDEN, NOT_FOUND, ...) when the caller may not follow
+ * it. Each `next()` of the events runs on a renewed scope, so a source may check access again
+ * before it hands an event on, and end the subscription with the error when access is gone.
+ */
 export type LiveSource = (scope: Scope, id: string) => Promise<AsyncIterable<unknown>>;
 
 /**
  * Each event is resolved with a unit of work and loaders of its own: what a dashboard receives is
  * read afresh (the identity map and DataLoader caches of the previous event would be stale).
- * graphql-js resolves one event before it asks for the next, so renewing the scope here is safe.
+ * graphql-js resolves one event before it asks for the next, so renewing the scope when it asks
+ * is safe, and the source's own access check for the event then shares the event's loaders.
  * Not an async generator: its `return()` would wait behind the pending `next()` (until the next
  * event), so an unsubscribed dashboard would stay followed; this one passes `return()` through.
  */
@@ -31,13 +36,10 @@ function renewingScope<T>(events: AsyncIterable<T>, scope: Scope): AsyncIterable
     [Symbol.asyncIterator]() {
       return this;
     },
-    async next() {
-      const result = await source.next();
-      if (!result.done) {
-        scope.em = scope.em.fork();
-        scope.loaders = new LoaderRegistry();
-      }
-      return result;
+    next() {
+      scope.em = scope.em.fork();
+      scope.loaders = new LoaderRegistry();
+      return source.next();
     },
     return: async () => (await source.return?.()) ?? { done: true, value: undefined },
   };

@@ -102,11 +102,13 @@ export function graphqlWebSocket({
   const costs = new CostCache();
   const rules = [...specifiedRules, ...limitRules, listLengthLimit()];
 
+  // An error the event stream threw (access gone) reaches here wrapped without a path: its own error says what it is.
   const formatted = (errors: readonly GraphQLError[]) =>
     errors.map((error) => {
-      if (isUnexpected(error))
+      const cause = error.path === undefined && error.originalError ? error.originalError : error;
+      if (isUnexpected(cause))
         logger.error({ err: error.originalError ?? error, path: error.path }, 'subscription failed');
-      return formatError(error.toJSON(), error);
+      return formatError(error.toJSON(), cause);
     });
 
   const operationArgs = (

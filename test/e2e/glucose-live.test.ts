@@ -107,6 +107,38 @@ const CLINIC_UPDATES = `subscription ($clinicId: ID!) {
     patient { fullName glucoseSummary(period: ONE_DAY) { cgm { period { totalRecords averageGlucoseMmol } } } }
   } }`;
 
+/** A server token, for what only servers do (adding a clinician). */
+const serverLogin = async () =>
+  (
+    await call(app.url, '/auth/serverlogin', {
+      method: 'POST',
+      headers: { 'x-tidepool-server-name': 'tests', 'x-tidepool-server-secret': app.serverSecret },
+    })
+  ).headers.get('x-tidepool-session-token')!;
+
+/** `patient` asks to join the clinic (granting it view) and its admin accepts. */
+async function joinClinic(clinic: { id: string; shareCode: string }, admin: TestAccount, patient: TestAccount) {
+  const sent = await call(app.url, `/confirm/send/invite/${patient.userid}/clinic`, {
+    token: patient.token,
+    json: { shareCode: clinic.shareCode, permissions: { view: {} } },
+  });
+  const accepted = await call(app.url, `/v1/clinics/${clinic.id}/invites/patients/${sent.body.key}`, {
+    method: 'PUT',
+    token: admin.token,
+    json: { fullName: 'Live Patient', birthDate: '1990-01-01' },
+  });
+  expect(accepted.status).toBe(200);
+}
+
+/** `owner` gives `grantee` these permissions on its data (`{}` takes them back). */
+async function share(owner: TestAccount, grantee: TestAccount, permissions: Record<string, unknown>) {
+  const reply = await call(app.url, `/access/${owner.userid}/${grantee.userid}`, {
+    token: owner.token,
+    json: permissions,
+  });
+  expect(reply.status).toBe(200);
+}
+
 /** Plain arithmetic: the mean of mg/dL readings in mmol/L, each rounded to five decimals as stored. */
 const meanMmol = (mgdl: number[]) =>
   mgdl.map((value) => Math.round((value / MGDL_PER_MMOL) * 1e5) / 1e5).reduce((sum, value) => sum + value, 0) /
@@ -140,12 +172,7 @@ describe('glucoseSummaryUpdated', () => {
     const live = connect(app.url, stranger.token);
     const refused = await live.subscribe(USER_UPDATES, { userId: patient.userid }).next();
     expect(refused.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
-    const shared = await call(app.url, `/access/${patient.userid}/${stranger.userid}`, {
-      method: 'POST',
-      token: patient.token,
-      json: { view: {} },
-    });
-    expect(shared.status).toBe(200);
+    await share(patient, stranger, { view: {} });
     const dashboard = await following(live, USER_UPDATES, { userId: patient.userid });
     await uploadReadings(patient, [180]);
     const { data } = await dashboard.next();
@@ -156,27 +183,12 @@ describe('glucoseSummaryUpdated', () => {
 
 describe('clinicPatientSummaryUpdated', () => {
   it('pushes changes of the clinic’s patients to its clinicians, and only theirs', async () => {
-    const server = (
-      await call(app.url, '/auth/serverlogin', {
-        method: 'POST',
-        headers: { 'x-tidepool-server-name': 'tests', 'x-tidepool-server-secret': app.serverSecret },
-      })
-    ).headers.get('x-tidepool-session-token')!;
     const [admin, member, patient, other] = await Promise.all(
       ['admin', 'member', 'patient', 'other'].map((name) => signUp(app, name)),
     );
     const clinic = await newClinic(app, admin);
-    await addClinician(app, server, clinic.id, member, ['CLINIC_MEMBER']);
-    const sent = await call(app.url, `/confirm/send/invite/${patient.userid}/clinic`, {
-      token: patient.token,
-      json: { shareCode: clinic.shareCode, permissions: { view: {} } },
-    });
-    const accepted = await call(app.url, `/v1/clinics/${clinic.id}/invites/patients/${sent.body.key}`, {
-      method: 'PUT',
-      token: admin.token,
-      json: { fullName: 'Live Patient', birthDate: '1990-01-01' },
-    });
-    expect(accepted.status).toBe(200);
+    await addClinician(app, await serverLogin(), clinic.id, member, ['CLINIC_MEMBER']);
+    await joinClinic(clinic, admin, patient);
 
     const outsider = await connect(secondUrl, other.token).subscribe(CLINIC_UPDATES, { clinicId: clinic.id }).next();
     expect(outsider.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
@@ -197,6 +209,65 @@ describe('clinicPatientSummaryUpdated', () => {
     expect(record.glucoseSummary.cgm.period.totalRecords).toBe(3);
     expect(record.glucoseSummary.cgm.period.averageGlucoseMmol).toBeCloseTo(meanMmol([100, 120, 140]), 8);
     await dashboard.stop();
+  });
+});
+
+describe('access revoked while following', () => {
+  /** The subscription's next result is its end: FORBIDDEN, no data, and the server no longer follows it. */
+  async function endsForbidden(subscription: { next: () => Promise<Record<string, any>> }, serving: number) {
+    const ended = await subscription.next();
+    expect(ended.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    expect(ended.data).toBeUndefined();
+    await eventually(async () => (await liveCount()) === serving - 1, 'the server stops following it');
+  }
+
+  it('ends a subscription with FORBIDDEN at the next change once the share is revoked', async () => {
+    const [patient, viewer] = await Promise.all([signUp(app, 'sharer'), signUp(app, 'viewer')]);
+    await share(patient, viewer, { view: {} });
+    const live = connect(secondUrl, viewer.token);
+    const updates = await following(live, USER_UPDATES, { userId: patient.userid });
+    await uploadReadings(patient, [120]);
+    expect((await updates.next()).data!.glucoseSummaryUpdated.userId).toBe(patient.userid);
+    await share(patient, viewer, {});
+    const serving = await liveCount();
+    await uploadReadings(patient, [130]);
+    await endsForbidden(updates, serving);
+    // Only that subscription ends: the connection serves the viewer's own account still.
+    const own = await following(live, USER_UPDATES, { userId: viewer.userid });
+    await uploadReadings(viewer, [140]);
+    expect((await own.next()).data!.glucoseSummaryUpdated.userId).toBe(viewer.userid);
+    await own.stop();
+  });
+
+  it('ends what a clinician followed through a clinic once the patient, then the clinician, leaves it', async () => {
+    const [admin, member, patient, other] = await Promise.all(
+      ['admin', 'member', 'leaving', 'staying'].map((name) => signUp(app, name)),
+    );
+    const clinic = await newClinic(app, admin);
+    await addClinician(app, await serverLogin(), clinic.id, member, ['CLINIC_MEMBER']);
+    await joinClinic(clinic, admin, patient);
+    await joinClinic(clinic, admin, other);
+    const live = connect(app.url, member.token);
+    const patientUpdates = await following(live, USER_UPDATES, { userId: patient.userid });
+    const clinicUpdates = await following(live, CLINIC_UPDATES, { clinicId: clinic.id });
+    await uploadReadings(patient, [120]);
+    expect((await patientUpdates.next()).data!.glucoseSummaryUpdated.userId).toBe(patient.userid);
+    expect((await clinicUpdates.next()).data!.clinicPatientSummaryUpdated.userId).toBe(patient.userid);
+
+    const removePatient = `/v1/clinics/${clinic.id}/patients/${patient.userid}`;
+    expect((await call(app.url, removePatient, { method: 'DELETE', token: admin.token })).status).toBe(204);
+    let serving = await liveCount();
+    await uploadReadings(patient, [130]);
+    await endsForbidden(patientUpdates, serving);
+    // The clinic's dashboard stays, without the patient who left: its next change is the other patient's.
+    await uploadReadings(other, [140]);
+    expect((await clinicUpdates.next()).data!.clinicPatientSummaryUpdated.userId).toBe(other.userid);
+
+    const removeMember = `/v1/clinics/${clinic.id}/clinicians/${member.userid}`;
+    expect((await call(app.url, removeMember, { method: 'DELETE', token: admin.token })).status).toBe(200);
+    serving = await liveCount();
+    await uploadReadings(other, [150]);
+    await endsForbidden(clinicUpdates, serving);
   });
 });
 

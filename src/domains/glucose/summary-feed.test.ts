@@ -9,11 +9,14 @@ import { SummaryFeed, type SummaryChange } from './summary-feed';
 const ALICE = '0f4b8c2a-1d3e-4f5a-9b6c-7d8e9f0a1b2c';
 const BOB = '1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d';
 
-/** A feed whose access rule lets anyone follow Alice and nobody else; no clinic subscribers, so no database. */
-function feed(warnings: unknown[] = []) {
+/**
+ * A feed whose access rule lets anyone follow the accounts in `followable` (Alice) and nobody
+ * else; no clinic subscribers, so no database.
+ */
+function feed(warnings: unknown[] = [], followable = new Set([ALICE])) {
   const access = {
     assertAllowed: async (_scope: Scope, userId: string) => {
-      if (userId !== ALICE) throw forbidden();
+      if (!followable.has(userId)) throw forbidden();
     },
   } as unknown as AccessPolicy;
   const logger = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(JSON.parse(line)) });
@@ -38,6 +41,22 @@ describe('the live summary feed', () => {
   it('refuses a subscription the access rule refuses, before following anything', async () => {
     await expect(feed().ofUser(scope, BOB)).rejects.toMatchObject({ code: 'FORBIDDEN' });
     await expect(feed().ofUser(scope, 'not-an-id')).rejects.toMatchObject({ code: 'INVALID' });
+  });
+
+  it('checks access again before each change, and ends the subscription with the refusal once it is gone', async () => {
+    const followable = new Set([ALICE]);
+    const summaries = feed([], followable);
+    const events = (await summaries.ofUser(scope, ALICE))[Symbol.asyncIterator]();
+    const first = events.next();
+    await summaries.receive(change(ALICE));
+    expect((await first).value).toEqual({ userId: ALICE, kind: 'cgm' });
+    followable.delete(ALICE);
+    const second = events.next();
+    await summaries.receive(change(ALICE));
+    await expect(second).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    // Ended: a later change is not followed any more.
+    await summaries.receive(change(ALICE));
+    expect(await events.next()).toEqual({ done: true, value: undefined });
   });
 
   it('keeps only the newest 32 changes for a subscriber that does not keep up', async () => {

@@ -42,8 +42,10 @@ type Push<T> = (change: T) => void;
 
 /**
  * The live summary changes of this instance's subscribers, fed by the NOTIFY of every instance.
- * Access is checked when a subscription starts; what each change reveals is read afresh, with
- * the subscriber's access at that moment, by whoever turns it into a response.
+ * Access is checked when a subscription starts and again before each change is handed on (a
+ * share revoked, a clinician removed from the clinic, a patient from it), which then ends the
+ * subscription with the refusal; what each change reveals is read afresh, with the subscriber's
+ * access at that moment, by whoever turns it into a response.
  */
 export class SummaryFeed {
   private readonly byUser = new Map<string, Set<Push<SummaryChange>>>();
@@ -58,15 +60,17 @@ export class SummaryFeed {
   /** A user's summary changes, for callers who may read the user's data. */
   async ofUser(scope: Scope, userId: string): Promise<AsyncIterable<SummaryChange>> {
     assertUserId(userId);
-    await this.access.assertAllowed(scope, userId, 'any-grant');
-    return this.follow(this.byUser, userId, 'user');
+    const mayFollow = () => this.access.assertAllowed(scope, userId, 'any-grant');
+    await mayFollow();
+    return this.follow(this.byUser, userId, 'user', mayFollow);
   }
 
   /** The summary changes of a clinic's patients, for its clinicians (and servers). */
   async ofClinic(scope: Scope, clinicId: string): Promise<AsyncIterable<ClinicSummaryChange>> {
     assertClinicId(clinicId);
-    await assertClinicAccess(scope, clinicId, 'read');
-    return this.follow(this.byClinic, clinicId, 'clinic');
+    const mayFollow = () => assertClinicAccess(scope, clinicId, 'read');
+    await mayFollow();
+    return this.follow(this.byClinic, clinicId, 'clinic', mayFollow);
   }
 
   /** A NOTIFY payload from any instance: handed to the subscribers it concerns. */
@@ -88,8 +92,13 @@ export class SummaryFeed {
     return rows.map((row) => row.clinic_id);
   }
 
-  private follow<T>(subscribers: Map<string, Set<Push<T>>>, key: string, topic: 'user' | 'clinic'): AsyncIterable<T> {
-    return new Repeater<T>(async (push, stop) => {
+  private follow<T>(
+    subscribers: Map<string, Set<Push<T>>>,
+    key: string,
+    topic: 'user' | 'clinic',
+    mayFollow: () => Promise<void>,
+  ): AsyncIterable<T> {
+    const changes = new Repeater<T>(async (push, stop) => {
       const deliver: Push<T> = (change) => void push(change);
       const pushes = subscribers.get(key) ?? new Set();
       subscribers.set(key, pushes.add(deliver));
@@ -99,7 +108,34 @@ export class SummaryFeed {
       pushes.delete(deliver);
       if (pushes.size === 0) subscribers.delete(key);
     }, new SlidingBuffer(BUFFERED_CHANGES));
+    return whileAllowed(changes, mayFollow);
   }
+}
+
+/**
+ * The changes, each handed on once `mayFollow` passes again; when it throws, the changes stop and
+ * the error ends the subscription. The live transport renews the scope's loaders for each event
+ * (src/graphql/live.ts), so the check reads the access of that moment, and reading the event then
+ * reuses its answer. Not an async generator, for the reason renewingScope there gives.
+ */
+function whileAllowed<T>(changes: Repeater<T>, mayFollow: () => Promise<void>): AsyncIterableIterator<T> {
+  return {
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+    async next() {
+      const change = await changes.next();
+      if (change.done) return change;
+      try {
+        await mayFollow();
+      } catch (error) {
+        await changes.return();
+        throw error;
+      }
+      return change;
+    },
+    return: () => changes.return(),
+  };
 }
 
 function parseChange(payload: string): SummaryChange | null {

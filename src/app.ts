@@ -25,6 +25,7 @@ import { apiDocsRouter } from './http/api-docs';
 import { API_INFO, serviceEndpoints } from './http/service-endpoints';
 import { DOWNLOAD_EDGE_ERRORS, openApiDocument, REST_EDGE_ERRORS } from '../rest-compat/openapi/document';
 import { jsonBody } from './http/json-body';
+import { requestDeadline, uploadDeadline, uploadRequestTimeoutMs } from './http/request-deadline';
 import { metricsEndpoint } from './http/metrics';
 import { securityHeaders } from './http/security-headers';
 import { protectAccountChanges } from './auth/account-protection';
@@ -94,6 +95,8 @@ export async function createApp({
   // A hop count (never `true`, which would trust a client-written leftmost X-Forwarded-For).
   app.set('trust proxy', config.trustProxy > 0 ? config.trustProxy : false);
   app.use(requestContext(logger, config.sqlStatementHeader));
+  // A body has Node's 300 s to arrive; upload routes extend it to their own timeout (uploadTime).
+  app.use(requestDeadline());
   // Paths that do not decode and NUL characters: 400 in the format of the API addressed.
   app.use(
     refuseUnreadableRequests((error, req, res) => {
@@ -108,9 +111,11 @@ export async function createApp({
   if (config.metricsPort === undefined) app.get('/metrics', metricsEndpoint(config));
   app.use('/realms', realms.router(realmRoutes(services, config, logger)));
 
+  const uploadTime = uploadDeadline(uploadRequestTimeoutMs(config.uploadTimeoutSeconds * 1000));
   const multipart = graphqlMultipart(graphqlError);
   const graphqlJson = jsonBody(graphqlError);
-  const graphqlBody: RequestHandler = (req, res, next) => (isMultipart(req) ? multipart : graphqlJson)(req, res, next);
+  const graphqlBody: RequestHandler = (req, res, next) =>
+    isMultipart(req) ? uploadTime(req, res, () => multipart(req, res, next)) : graphqlJson(req, res, next);
   const graphqlAuth = authenticate(authenticator, orm, logger, graphqlError, services.accessSink, {
     lenient: asksOnlyFor(CREDENTIAL_FREE_MUTATIONS),
   });
@@ -137,7 +142,7 @@ export async function createApp({
     lenientCredentials: onlyMutationOf(getOperationAST(parse(route.document)), CREDENTIAL_FREE_MUTATIONS),
   }));
   const edgeFor = (route: RestRoute) => [
-    ...(route.body === 'binary' ? [] : [parseJson]),
+    ...(route.body === 'binary' ? [uploadTime] : [parseJson]),
     route.lenientCredentials ? lenient : strict,
   ];
   const downloads = contentRoutes(services);

@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import express from 'express';
 import { createApp } from './app';
 import { metricsEndpoint } from './http/metrics';
+import { REQUEST_TIMEOUT_MS, uploadRequestTimeoutMs } from './http/request-deadline';
 import type { Config } from './config';
 import { entities } from './entities';
 import { meterDatabasePool, migrate, openDatabase, type Orm } from './infra/database/orm';
@@ -54,6 +55,14 @@ function publicUrl(config: Config, address: AddressInfo): string {
   return `http://${host}:${address.port}`;
 }
 
+/**
+ * Node's time for receiving a whole request. It is one value per server, so it is the longest
+ * any request may take (an upload's, when longer than Node's 300 s); the app gives every
+ * other request Node's default itself (src/http/request-deadline.ts).
+ */
+export const serverRequestTimeoutMs = (config: Config) =>
+  Math.max(REQUEST_TIMEOUT_MS, uploadRequestTimeoutMs(config.uploadTimeoutSeconds * 1000));
+
 /** config → infrastructure (embedded when unconfigured) → app → listening server. */
 export async function startService(config: Config, logger: Logger): Promise<RunningService> {
   const secrets = loadSecrets(config.dataDir, {
@@ -79,7 +88,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
     res.end(JSON.stringify({ code: 503, reason: 'The service is starting', error: 0 }));
   };
-  const server = http.createServer((req, res) => handler(req, res));
+  const server = http.createServer({ requestTimeout: serverRequestTimeoutMs(config) }, (req, res) => handler(req, res));
   // WebSocket upgrades (GraphQL subscriptions) wait for the app like requests do: refused until then.
   let upgrade: (req: http.IncomingMessage, socket: Duplex, head: Buffer) => void = (_req, socket) => socket.destroy();
   server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => upgrade(req, socket, head));

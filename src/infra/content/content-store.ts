@@ -28,6 +28,12 @@ const SWEEP_BATCH = 500;
 const asClientError = (error: unknown): unknown =>
   asAppError(error, 'The database is unavailable; nothing was stored') ?? error;
 
+/**
+ * Beyond an upload's deadline, time for its record transaction before the sweeper may act; also
+ * how long a removal (or a sweeper's claim) has to delete bytes before another may try.
+ */
+export const uploadGraceMs = (uploadTimeoutMs: number) => Math.min(60_000, uploadTimeoutMs / 2);
+
 const tookTooLong = (timeoutMs: number) => invalid(`The upload took longer than ${timeoutMs / 1000} s`);
 
 /** What a removal inside someone else's transaction leaves to do once that transaction commits. */
@@ -42,10 +48,7 @@ export type AfterCommit = () => Promise<void>;
  */
 export class ContentStore {
   private readonly pending = new PendingObjects();
-  /**
-   * Beyond an upload's deadline, time for its record transaction before the sweeper may act;
-   * also how long a removal (or a sweeper's claim) has to delete bytes before another may try.
-   */
+  /** uploadGraceMs of the upload timeout. */
   private readonly leaseMarginMs: number;
 
   constructor(
@@ -54,7 +57,7 @@ export class ContentStore {
     private readonly logger: Logger,
     private readonly options: ContentStoreOptions,
   ) {
-    this.leaseMarginMs = Math.min(60_000, options.uploadTimeoutMs / 2);
+    this.leaseMarginMs = uploadGraceMs(options.uploadTimeoutMs);
   }
 
   /**
@@ -154,10 +157,15 @@ export class ContentStore {
     }
   }
 
-  /** Removes the bytes of every announcement whose lease has passed; returns how many it settled. */
+  /**
+   * Removes the bytes of every announcement whose lease has passed, and the temporary files of
+   * uploads a killed process left; returns how many announcements and files it settled.
+   */
   async sweep(): Promise<number> {
     const em = this.orm.em.fork();
-    let settled = 0;
+    // Every upload still running began after this: its deadline would have ended it otherwise.
+    const uploadsBegan = new Date(Date.now() - this.options.uploadTimeoutMs - this.leaseMarginMs);
+    let settled = await this.store.removeUnfinishedWrites(uploadsBegan);
     for (;;) {
       const leaseUntil = new Date(Date.now() + this.leaseMarginMs);
       const keys = await this.pending.claimExpired(em, SWEEP_BATCH, leaseUntil);

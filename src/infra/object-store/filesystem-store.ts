@@ -198,6 +198,27 @@ export class FilesystemStore implements ObjectStore {
     }
   }
 
+  /** Temporary files a killed process left; `before` precedes the start of every write still in progress. */
+  async removeUnfinishedWrites(before: Date): Promise<number> {
+    const unlessMissing = (error: unknown) => {
+      if (!isMissing(error)) throw error;
+      return undefined;
+    };
+    try {
+      let removed = 0;
+      for (const name of (await fsp.readdir(this.incoming).catch(unlessMissing)) ?? []) {
+        const file = path.join(this.incoming, name);
+        const stats = await fsp.stat(file).catch(unlessMissing);
+        if (!stats || stats.mtime >= before) continue;
+        // Gone meanwhile: its own write removed it.
+        if (await fsp.unlink(file).then(() => true, unlessMissing)) removed++;
+      }
+      return removed;
+    } catch (error) {
+      throw this.failure('remove unfinished writes', error);
+    }
+  }
+
   async ping(): Promise<void> {
     try {
       await fsp.mkdir(this.incoming, { recursive: true });

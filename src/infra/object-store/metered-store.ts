@@ -68,6 +68,10 @@ export class MeteredStore implements ObjectStore {
     return this.count('ping', () => this.driver.ping());
   }
 
+  removeUnfinishedWrites(before: Date): Promise<number> {
+    return this.count('remove_unfinished', () => this.driver.removeUnfinishedWrites(before));
+  }
+
   private async count<T>(operation: string, call: () => Promise<T>, isAnswer = (_error: unknown) => false): Promise<T> {
     try {
       const result = await call();

@@ -46,6 +46,13 @@ export interface ObjectStore {
   list(prefix: string): AsyncIterable<string>;
   /** Resolves when the store is reachable and writable enough to serve requests. */
   ping(): Promise<void>;
+  /**
+   * Removes what writes that never finished left behind, unchanged since `before` (a process
+   * killed mid-upload), and resolves with how many. Only the filesystem store keeps such remains
+   * where it can find them (its temporary files); an S3 bucket ends unfinished multipart uploads
+   * by its own lifecycle rule.
+   */
+  removeUnfinishedWrites(before: Date): Promise<number>;
 }
 
 export class ObjectNotFoundError extends Error {

@@ -415,6 +415,11 @@ export class S3Store implements ObjectStore {
     if (!exists) throw new ObjectStoreUnavailableError(`${this.where} has no bucket ${this.bucket}`);
   }
 
+  /** The bucket's lifecycle rule ends unfinished multipart uploads (README, object stores). */
+  async removeUnfinishedWrites(): Promise<number> {
+    return 0;
+  }
+
   /** Closes idle keep-alive connections (they never keep the process alive anyway). */
   close(): void {
     this.target.agent.destroy();

@@ -63,7 +63,7 @@ export interface Config {
   accessLogRetentionDays: number;
   /** Record the access log; off only to measure what recording costs (test/bench), never in service. */
   accessLogRecording: boolean;
-  /** The most blobs, device logs and datasets one account may hold; a creation past it is refused (403). */
+  /** The most objects of each kind one account may hold (kernel/quota); a creation past it is refused (403). */
   objectQuotas: ObjectQuotas;
   /**
    * Glucose readings one account may store per hour of data (UTC, counting what is stored and
@@ -187,6 +187,8 @@ export function loadConfig(env: Env = process.env): Config {
       blobs: integer(env, 'BLOB_QUOTA', 10_000, 1, 10_000_000),
       deviceLogs: integer(env, 'DEVICE_LOG_QUOTA', 10_000, 1, 10_000_000),
       datasets: integer(env, 'DATASET_QUOTA', 10_000, 1, 10_000_000),
+      // Clinic memberships: a clinic is created by a user who becomes its admin.
+      clinics: integer(env, 'CLINIC_QUOTA', 1_000, 1, 1_000_000),
     },
     // Four times the 60 a summary counts per hour (tidepool-semantics B.4): room for re-uploads, none for floods.
     glucoseReadingsPerHour: integer(env, 'GLUCOSE_READINGS_PER_HOUR', 240, 61, 100_000),

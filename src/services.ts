@@ -141,7 +141,7 @@ export async function createServices({
     },
     existing: accountsExist,
   };
-  const clinics = new ClinicsService(clinicAccounts);
+  const clinics = new ClinicsService(clinicAccounts, config.objectQuotas.clinics);
   const clinicians = new CliniciansService(clinics, clinicAccounts);
   const patientAccounts: PatientAccounts = {
     createManaged: async (tx, email, createdBy) =>

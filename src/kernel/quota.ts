@@ -5,9 +5,9 @@ import { AppError } from './errors';
  * Per-account bounds on how many objects of a kind an account may hold: without them, one
  * account could create objects until every list of it, and the disk, paid for it (issue 27).
  */
-export type QuotaKind = 'blobs' | 'deviceLogs' | 'datasets';
+export type QuotaKind = 'blobs' | 'deviceLogs' | 'datasets' | 'clinics';
 
-/** The most objects of each kind one account may hold (BLOB_QUOTA, DEVICE_LOG_QUOTA, DATASET_QUOTA). */
+/** The most objects of each kind one account may hold (BLOB_QUOTA, DEVICE_LOG_QUOTA, DATASET_QUOTA, CLINIC_QUOTA). */
 export type ObjectQuotas = Readonly<Record<QuotaKind, number>>;
 
 /** Objects a quota counts: the rows of `table` whose `user_id` is the account. */
@@ -20,7 +20,7 @@ export interface CountedObjects {
 
 /** FORBIDDEN, naming the quota and its value, as `details` repeat for programs. */
 export const quotaReached = (objects: CountedObjects, limit: number) =>
-  new AppError('FORBIDDEN', `The account holds ${limit} ${objects.name}, its quota: delete some before adding more`, {
+  new AppError('FORBIDDEN', `The account holds ${limit} ${objects.name}, its quota: remove some before adding more`, {
     quota: objects.kind,
     limit,
   });

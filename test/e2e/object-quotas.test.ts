@@ -19,6 +19,7 @@ beforeAll(async () => {
     BLOB_QUOTA: String(QUOTA),
     DEVICE_LOG_QUOTA: String(QUOTA),
     DATASET_QUOTA: String(QUOTA),
+    CLINIC_QUOTA: String(QUOTA),
   });
 });
 afterAll(() => app?.stop());
@@ -35,31 +36,38 @@ const dataset = (owner: TestAccount) =>
     json: { type: 'upload', dataSetType: 'normal' },
   });
 
-const CREATIONS: [string, (owner: TestAccount) => Promise<{ status: number; body: any }>, string][] = [
-  ['blobs', emptyBlob, 'blobs'],
-  ['blobs with content', (owner) => uploadBlob(app, owner.userid, owner.token), 'blobs'],
-  ['device logs', (owner) => uploadLog(app, owner.userid, owner.token, WINDOW), 'device logs'],
-  ['datasets', dataset, 'datasets'],
+const clinic = (owner: TestAccount) =>
+  call(app.url, '/v1/clinics', { token: owner.token, json: { name: 'Clinic', preferredBgUnits: 'mg/dL' } });
+
+/** What is created, how, what the quota's message calls it, and the status of a creation (Tidepool's). */
+type Creation = [string, (owner: TestAccount) => Promise<{ status: number; body: any }>, string, number];
+
+const CREATIONS: Creation[] = [
+  ['blobs', emptyBlob, 'blobs', 201],
+  ['blobs with content', (owner) => uploadBlob(app, owner.userid, owner.token), 'blobs', 201],
+  ['device logs', (owner) => uploadLog(app, owner.userid, owner.token, WINDOW), 'device logs', 201],
+  ['datasets', dataset, 'datasets', 201],
+  ['clinics', clinic, 'clinic memberships', 200],
 ];
 
-describe.each(CREATIONS)('the quota of %s', (_kind, create, name) => {
+describe.each(CREATIONS)('the quota of %s', (_kind, create, name, created) => {
   it('answers 403 naming the quota and its value once the account holds it; other accounts are not held back', async () => {
     const [owner, other] = await Promise.all([signUp(app, 'owner'), signUp(app, 'other')]);
-    for (let index = 0; index < QUOTA; index++) expect((await create(owner)).status).toBe(201);
+    for (let index = 0; index < QUOTA; index++) expect((await create(owner)).status).toBe(created);
     const refused = await create(owner);
     expect(refused.status).toBe(403);
     expect(refused.body).toMatchObject({
       code: 403,
-      reason: `The account holds ${QUOTA} ${name}, its quota: delete some before adding more`,
+      reason: `The account holds ${QUOTA} ${name}, its quota: remove some before adding more`,
     });
-    expect((await create(other)).status).toBe(201);
+    expect((await create(other)).status).toBe(created);
   });
 
   it('holds when creations race at the quota: at most the quota exist', async () => {
     const owner = await signUp(app, 'racer');
     const statuses = (await Promise.all(Array.from({ length: 8 }, () => create(owner)))).map((reply) => reply.status);
-    expect(statuses.filter((status) => status === 201)).toHaveLength(QUOTA);
-    expect(statuses.filter((status) => status !== 201)).toEqual(Array(8 - QUOTA).fill(403));
+    expect(statuses.filter((status) => status === created)).toHaveLength(QUOTA);
+    expect(statuses.filter((status) => status !== created)).toEqual(Array(8 - QUOTA).fill(403));
   });
 });
 

@@ -2,6 +2,7 @@ import { forbidden, notFound, unauthenticated } from '../../kernel/errors';
 import { hexId } from '../../kernel/ids';
 import { pageArgs, pageOf, type PageArgs, type PagedList, type SortKey } from '../../kernel/paging';
 import { isAuthenticated } from '../../kernel/principal';
+import { holdBelowQuota, type CountedObjects } from '../../kernel/quota';
 import type { Scope } from '../../kernel/scope';
 import { isUniqueViolation } from './patient-sql';
 import { assertSelfOrServer, type ClinicAccounts } from './clinic-accounts';
@@ -30,13 +31,21 @@ const isClinicKey = isTimeKey(OBJECT_ID_PATTERN);
 
 const clinicKey = (clinic: ClinicRecord): SortKey => [clinic.createdTime.toISOString(), clinic.id];
 
+/** What CLINIC_QUOTA counts: the clinics an account is a clinician of, whatever its roles. */
+const MEMBERSHIPS: CountedObjects = { kind: 'clinics', table: 'clinicians', name: 'clinic memberships' };
+
 /** Clinics (spec §2.7, §4.8, §4.9): their records, who may read and change them, and the share code. */
 export class ClinicsService {
-  constructor(private readonly accounts: ClinicAccounts) {}
+  constructor(
+    private readonly accounts: ClinicAccounts,
+    /** The most clinics a user may be a clinician of and still create one (CLINIC_QUOTA). */
+    private readonly membershipQuota: number,
+  ) {}
 
   /**
    * A user creates a clinic and becomes its CLINIC_ADMIN. A server token has no user to make
-   * admin, and a clinic always has one, so it may not.
+   * admin, and a clinic always has one, so it may not. Refused (FORBIDDEN) to a user who is a
+   * clinician of its quota of clinics.
    */
   async create(scope: Scope, fields: ClinicFields): Promise<ClinicRecord> {
     const { principal } = scope;
@@ -59,6 +68,7 @@ export class ClinicsService {
       } as ClinicRecord;
       try {
         await scope.em.transactional(async (tx) => {
+          await holdBelowQuota(tx, MEMBERSHIPS, creatorId, this.membershipQuota);
           await tx.insert(ClinicSchema, clinic);
           await tx.insert(ClinicianSchema, {
             clinicId: clinic.id,

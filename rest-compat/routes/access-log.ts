@@ -73,7 +73,7 @@ export const accessLogRoutes: RestRoute[] = [
       tag: 'Access log',
       summary: "Who read or changed an account's data, newest first",
       description:
-        'Every access to the account by someone else (a person it shares with, a clinician, a custodian, a server), allowed or refused. The account, its custodians and server tokens may read it.',
+        'Every access to the account by someone else (a person it shares with, a clinician, a custodian, a server), allowed or refused. The account, its custodians and server tokens may read it. Pages reach the newest 1000 entries (a deeper page is refused, 400): `startAt` and `endAt` reach older ones.',
       parameters: [
         queryParameter('outcome', legacyEnum(ACCESS_OUTCOME), 'Only allowed, or only refused, accesses'),
         queryParameter('startAt', dateTime, 'Only entries at or after this instant'),

@@ -14,6 +14,7 @@ import { Migration20261121130501_blobs_and_device_logs } from './Migration202611
 import { Migration20261121123250_login_protection_and_brokering } from './Migration20261121123250_login_protection_and_brokering';
 import { Migration20261121115256_sharing_and_account_sessions } from './Migration20261121115256_sharing_and_account_sessions';
 import { Migration20261121110548_foundation } from './Migration20261121110548_foundation';
+import { Migration20261127060000_grant_origins_and_address_times } from './Migration20261127060000_grant_origins_and_address_times';
 import { Migration20261127070000_glucose_summary_queue } from './Migration20261127070000_glucose_summary_queue';
 import type { Migration } from '@mikro-orm/migrations';
 
@@ -46,5 +47,9 @@ export const migrations: { name: string; class: MigrationClass }[] = [
   },
   { name: 'Migration20261125080000_access_log_records', class: Migration20261125080000_access_log_records },
   { name: 'Migration20261125120000_access_log_hours', class: Migration20261125120000_access_log_hours },
+  {
+    name: 'Migration20261127060000_grant_origins_and_address_times',
+    class: Migration20261127060000_grant_origins_and_address_times,
+  },
   { name: 'Migration20261127070000_glucose_summary_queue', class: Migration20261127070000_glucose_summary_queue },
 ];

@@ -17,7 +17,7 @@ import type { Config } from './config';
 import { ownerAccounts } from './kernel/accounts';
 import type { Scope } from './kernel/scope';
 import { AccessPolicy } from './domains/permissions/access-policy';
-import { assertClinicAccess, clinicGrants } from './domains/clinics/membership';
+import { assertClinicAccess, clinicControl, clinicGrants } from './domains/clinics/membership';
 import { AccessLogService } from './domains/access-log/access-log.service';
 import { accessEventsInTransactions, accessSink, GroupedEntryWriter } from './domains/access-log/access-log.writer';
 import type { AccessSink } from './kernel/access-trail';
@@ -101,7 +101,7 @@ export async function createServices({
   baseUrl,
   secrets,
 }: ServiceDependencies): Promise<Services> {
-  const access = new AccessPolicy([clinicGrants]);
+  const access = new AccessPolicy([clinicGrants], clinicControl);
   const users = new UsersService(access);
   const readEntries = config.accessLogRecording
     ? new GroupedEntryWriter(
@@ -138,6 +138,10 @@ export async function createServices({
     addresses: async (scope, userId) => {
       const [account] = await users.many(scope, [userId]);
       return account && accountAddresses(account);
+    },
+    datedAddresses: async (scope, userId) => {
+      const [account] = await users.many(scope, [userId]);
+      return account && users.addressesOf(scope.em, userId);
     },
     existing: accountsExist,
   };
@@ -212,6 +216,11 @@ export async function createServices({
   lifecycle.onDelete((scope, userId, addresses) => clinicians.forgetUser(scope, userId, addresses));
   lifecycle.onDelete((scope, userId) => patients.forgetUser(scope, userId));
   lifecycle.onDelete((scope, userId) => patientInvites.forgetUser(scope, userId));
+  // What was granted through a clinic's access ends when the clinic no longer backs it.
+  clinicians.onBackingEnds((tx, clinicId, userId) =>
+    permissions.endClinicGrants(tx, clinicId, { clinicianId: userId }),
+  );
+  patients.onBackingEnds((tx, clinicId, userId) => permissions.endClinicGrants(tx, clinicId, { patientId: userId }));
 
   return {
     access,

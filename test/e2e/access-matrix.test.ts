@@ -245,8 +245,8 @@ const uploaders = (status: number) => ({
   custodian: status,
   server: status,
 });
-/** Device logs: anyone with any grant on the owner may read them. */
-const logReaders = { ...readers, viewer: 200, uploader: 200 };
+/** Device logs: whoever may read the owner's data (`view` or custodian); `upload` alone reads nothing. */
+const logReaders = { ...readers, viewer: 200 };
 
 const CONTENT_OPERATIONS: Operation[] = [
   {
@@ -311,10 +311,10 @@ const CONTENT_OPERATIONS: Operation[] = [
     expected: logReaders,
   },
   {
-    // Tidepool hides a log's content from callers without a grant: 404, not 403.
+    // Tidepool hides a log's content from callers who may not read it: 404, not 403.
     name: 'GET /v1/device_logs/{log}/content',
     run: (world, token) => call(app.url, `/v1/device_logs/${world.logId}/content`, { token }),
-    expected: { ...logReaders, unrelated: 404 },
+    expected: { ...logReaders, uploader: 404, unrelated: 404 },
   },
 ];
 OPERATIONS.push(...CONTENT_OPERATIONS);

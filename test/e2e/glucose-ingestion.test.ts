@@ -222,13 +222,13 @@ describe('what an upload refuses, storing nothing', () => {
 });
 
 describe('who may upload and read', () => {
-  it('lets an uploader write and a viewer read, and no one else', async () => {
+  it('lets an uploader write and a viewer read, and no one else: `upload` alone reads nothing', async () => {
     expect((await openDataset(UPLOADER_DATASET, uploader.token)).status).toBe(201);
     expect((await openDataset(UPLOADER_DATASET, viewer.token)).status).toBe(403);
     expect((await openDataset(UPLOADER_DATASET, outsider.token)).status).toBe(403);
     expect((await openDataset(UPLOADER_DATASET, undefined)).status).toBe(401);
     expect((await readBack(viewer.token)).status).toBe(200);
-    expect((await readBack(uploader.token)).status).toBe(200);
+    expect((await readBack(uploader.token)).status).toBe(403);
     expect((await readBack(outsider.token)).status).toBe(403);
     expect((await readBack(undefined)).status).toBe(401);
   });

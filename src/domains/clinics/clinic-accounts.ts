@@ -10,8 +10,31 @@ export interface ClinicAccounts {
    * caller; null when there is no such account or the caller may not read it.
    */
   addresses(scope: Scope, userId: string): Promise<string[] | null>;
+  /**
+   * The same addresses, each with when it became the account's, read as the caller; null when
+   * there is no such account or the caller may not read it.
+   */
+  datedAddresses(scope: Scope, userId: string): Promise<DatedAddress[] | null>;
   /** Which of these accounts exist. */
   existing(scope: Scope, ids: readonly string[]): Promise<Set<string>>;
+}
+
+/** A login address of an account (lower-cased), and when it became the account's. */
+export interface DatedAddress {
+  email: string;
+  addedTime: Date;
+}
+
+/**
+ * What of a clinician invitation an account may claim by its addresses: until addresses are
+ * verified, only an invitation sent to an address the account already held then. One added
+ * afterwards (anyone may type any address into its account) claims nothing: MikroORM conditions
+ * on the invitation's `email` and `createdTime`, matching nothing for no address.
+ */
+export function claimableBy(addresses: readonly DatedAddress[]) {
+  return addresses.length
+    ? { $or: addresses.map(({ email, addedTime }) => ({ email, createdTime: { $gte: addedTime } })) }
+    : { email: { $in: [] as string[] } };
 }
 
 /**

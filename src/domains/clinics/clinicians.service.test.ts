@@ -188,6 +188,50 @@ describe('invitations', () => {
   });
 });
 
+describe('invitations sent before an address became the account’s', () => {
+  /** An invitation to a fresh address that an account (registered meanwhile) then adds to its emails. */
+  async function claimedLater() {
+    const { clinicId, admin } = await clinicOf();
+    const address = email();
+    const claimer = await world.account();
+    const invite = await clinicians.invite(as(asUser(admin)), clinicId, { email: address, roles: ['CLINIC_ADMIN'] });
+    const own = (await world.services.users.addressesOf(world.orm.em.fork(), claimer)).map((row) => row.email);
+    await world.services.users.update(as(AS_SERVER), claimer, { emails: [...own, address] });
+    return { clinicId, admin, address, claimer, inviteId: invite.inviteId! };
+  }
+
+  it('are neither listed to it nor answered by it (until addresses are verified)', async () => {
+    const { clinicId, claimer, inviteId } = await claimedLater();
+    const { page, count } = await clinicians.invitesFor(as(asUser(claimer)), claimer);
+    expect(page.nodes).toEqual([]);
+    expect(await count()).toBe(0);
+    const scope = as(asUser(claimer));
+    expect(await outcomeOf(clinicians.acceptInvite(scope, claimer, inviteId))).toBe('NOT_FOUND');
+    expect(await outcomeOf(clinicians.declineInvite(scope, claimer, inviteId))).toBe('NOT_FOUND');
+    expect(await outcomeOf(clinicians.get(as(AS_SERVER), clinicId, claimer))).toBe('NOT_FOUND');
+  });
+
+  it('stay for their invitee when the account that added the address goes away', async () => {
+    const { clinicId, admin, claimer, inviteId } = await claimedLater();
+    await world.services.lifecycle.delete(as(AS_SERVER), claimer, undefined);
+    expect((await clinicians.getInvite(as(asUser(admin)), clinicId, inviteId)).inviteId).toBe(inviteId);
+  });
+
+  it('an address held when the invitation was sent claims it, whenever it was added before', async () => {
+    const { clinicId, admin } = await clinicOf();
+    const address = email();
+    const holder = await world.account();
+    const own = (await world.services.users.addressesOf(world.orm.em.fork(), holder)).map((row) => row.email);
+    await world.services.users.update(as(AS_SERVER), holder, { emails: [...own, address] });
+    const invite = await clinicians.invite(as(asUser(admin)), clinicId, { email: address, roles: ['CLINIC_MEMBER'] });
+    expect((await clinicians.invitesFor(as(asUser(holder)), holder)).page.nodes).toHaveLength(1);
+    expect(await clinicians.acceptInvite(as(asUser(holder)), holder, invite.inviteId!)).toMatchObject({
+      clinicId,
+      userId: holder,
+    });
+  });
+});
+
 describe('a clinician’s account going away', () => {
   it('when it was the last admin, the clinician who joined first among those left becomes admin', async () => {
     const { clinicId, admin, member, prescriber } = await clinicOf();

@@ -6,7 +6,7 @@ import type { Scope } from '../../kernel/scope';
 import { rowDate } from '../../kernel/sql';
 import { isUniqueViolation } from './patient-sql';
 import { assertUserId } from '../../kernel/validation';
-import { assertSelfOrServer, type ClinicAccounts } from './clinic-accounts';
+import { assertSelfOrServer, claimableBy, type ClinicAccounts, type DatedAddress } from './clinic-accounts';
 import { assertObjectId, isTimeKey } from './clinic-ids';
 import {
   ClinicianInviteSchema,
@@ -25,7 +25,7 @@ import {
 } from './clinician-queries';
 import { assertKeepsAnAdmin, checkInviteEmail, checkName, checkRoles, successorAdmin } from './clinician-rules';
 import type { ClinicsService } from './clinics.service';
-import { assertClinicAccess, callerRoles } from './membership';
+import { assertClinicAccess, callerRoles, type BackingEndsHook } from './membership';
 
 /** A clinician the internal endpoint creates: a member when `userId` is given, else an invitation. */
 export interface NewClinician {
@@ -60,10 +60,17 @@ const inviteView = (invite: ClinicianInviteRecord): ClinicianView => ({
  * tokens may do everything. A clinic always keeps a CLINIC_ADMIN.
  */
 export class CliniciansService {
+  private readonly backingEnds: BackingEndsHook[] = [];
+
   constructor(
     private readonly clinics: ClinicsService,
     private readonly accounts: ClinicAccounts,
   ) {}
+
+  /** Registers what must end with a clinician's membership (what it made or got through the clinic). */
+  onBackingEnds(hook: BackingEndsHook): void {
+    this.backingEnds.push(hook);
+  }
 
   /** A page of the clinic's clinicians, members and invitations, oldest first. */
   async list(
@@ -151,6 +158,7 @@ export class CliniciansService {
         throw notFound(`User ${userId} is not a clinician of clinic ${clinic.id}`);
       assertKeepsAnAdmin(current, { userId, roles: null });
       await tx.nativeDelete(ClinicianSchema, { clinicId: clinic.id, userId });
+      for (const hook of this.backingEnds) await hook(tx, clinic.id, userId);
     });
     this.forgetRoles(scope, clinic.id, userId);
   }
@@ -190,7 +198,8 @@ export class CliniciansService {
 
   /**
    * The invitations addressed to any address of the account (its username or emails, verified
-   * or not: an address belongs to one account at most), oldest first: for the user and servers.
+   * or not: an address belongs to one account at most) that it held when they were sent, oldest
+   * first: for the user and servers. See claimableBy.
    */
   async invitesFor(
     scope: Scope,
@@ -198,19 +207,17 @@ export class CliniciansService {
     first?: number | null,
     after?: string | null,
   ): Promise<PagedList<ClinicianView>> {
-    const addresses = await this.addressesOf(scope, userId);
+    const claimable = claimableBy(await this.addressesOf(scope, userId));
     const list = `clinicianInvites:${userId}`;
     const args = pageArgs(list, first, after, isClinicianKey);
     const rows = await scope.em.find(
       ClinicianInviteSchema,
-      args.after
-        ? { $and: [{ email: { $in: addresses } }, { $or: keysetAfter(args.after) }] }
-        : { email: { $in: addresses } },
+      args.after ? { $and: [claimable, { $or: keysetAfter(args.after) }] } : claimable,
       { orderBy: { createdTime: 'asc', id: 'asc' }, limit: args.first + 1 },
     );
     return {
       page: pageOf(list, args, rows.map(inviteView), clinicianKey),
-      count: () => scope.em.count(ClinicianInviteSchema, { email: { $in: addresses } }),
+      count: () => scope.em.count(ClinicianInviteSchema, claimable),
     };
   }
 
@@ -244,11 +251,12 @@ export class CliniciansService {
   }
 
   /**
-   * Account deletion, inside its transaction: the account's memberships and the invitations to
-   * its addresses go. Where it was a clinic's last admin, the clinician who joined first among
+   * Account deletion, inside its transaction: the account's memberships and the invitations it
+   * could claim (claimableBy) go; those sent to one of its addresses before it held it stay for
+   * their invitee. Where it was a clinic's last admin, the clinician who joined first among
    * those left becomes CLINIC_ADMIN (successorAdmin).
    */
-  async forgetUser(scope: Scope, userId: string, addresses: readonly string[]): Promise<void> {
+  async forgetUser(scope: Scope, userId: string, addresses: readonly DatedAddress[]): Promise<void> {
     const left = await scope.em.execute<{ clinic_id: string }[]>(
       'delete from clinicians where user_id = ? returning clinic_id',
       [userId],
@@ -263,7 +271,7 @@ export class CliniciansService {
           { roles: ['CLINIC_ADMIN', ...(successor.roles ?? [])], updatedTime: new Date() },
         );
     }
-    if (addresses.length) await scope.em.nativeDelete(ClinicianInviteSchema, { email: { $in: [...addresses] } });
+    if (addresses.length) await scope.em.nativeDelete(ClinicianInviteSchema, claimableBy(addresses));
   }
 
   private async addInvite(
@@ -324,18 +332,21 @@ export class CliniciansService {
     return invite;
   }
 
-  /** An invitation addressed to the user; one addressed to someone else does not exist for it. */
+  /**
+   * An invitation the user may claim (claimableBy); one addressed to someone else, or sent before
+   * the user held its address, does not exist for it.
+   */
   private async inviteOf(scope: Scope, userId: string, inviteId: string): Promise<ClinicianInviteRecord> {
     const addresses = await this.addressesOf(scope, userId);
     assertObjectId(inviteId, 'inviteId');
-    const invite = await scope.em.findOne(ClinicianInviteSchema, { id: inviteId, email: { $in: addresses } });
+    const invite = await scope.em.findOne(ClinicianInviteSchema, { $and: [{ id: inviteId }, claimableBy(addresses)] });
     if (!invite) throw notFound(`Invite ${inviteId} for user ${userId} does not exist`);
     return invite;
   }
 
-  private async addressesOf(scope: Scope, userId: string): Promise<string[]> {
+  private async addressesOf(scope: Scope, userId: string): Promise<DatedAddress[]> {
     assertSelfOrServer(scope, userId);
-    const addresses = await this.accounts.addresses(scope, userId);
+    const addresses = await this.accounts.datedAddresses(scope, userId);
     if (!addresses) throw notFound(`User ${userId} does not exist`);
     return addresses;
   }

@@ -1,6 +1,6 @@
 import { AccessTrail } from '../../kernel/access-trail';
 import { LoaderRegistry, type Scope } from '../../kernel/scope';
-import { AccessPolicy } from '../permissions/access-policy';
+import { AccessPolicy, MAY_READ_DATA } from '../permissions/access-policy';
 import { clinicGrants } from './membership';
 
 /**
@@ -44,7 +44,7 @@ describe('clinic grants', () => {
     const { scope } = scopeWith('clinician', { viewed: [['view']], uploaded: [['upload']] });
     const policy = new AccessPolicy([clinicGrants]);
     const targets = ['viewed', 'uploaded', 'stranger'];
-    expect(await policy.allowedTargets(scope, targets, 'any-grant')).toEqual(new Set(['viewed', 'uploaded']));
+    expect(await policy.allowedTargets(scope, targets, MAY_READ_DATA)).toEqual(new Set(['viewed']));
     expect(await policy.allowedTargets(scope, targets, ['upload', 'custodian'])).toEqual(new Set(['uploaded']));
     expect(await policy.allowedTargets(scope, targets, 'owner-only')).toEqual(new Set());
     expect(await policy.heldBy(scope, 'clinician', 'viewed')).toEqual(['view']);

@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AccessOutcome } from '../../kernel/access-trail';
 import { AppError, forbidden, unauthenticated } from '../../kernel/errors';
 import { Loader } from '../../kernel/loader';
@@ -41,6 +42,13 @@ export function callerRoles(scope: Scope, callerId: string): Loader<string, Clin
       }),
   );
 }
+
+/**
+ * Told inside the transaction that ends what the clinic backed for an account: a clinician
+ * removed or leaving, a patient removed or taking back the clinic's custodian. What was made
+ * through the clinic's access for it (grants) ends too.
+ */
+export type BackingEndsHook = (tx: EntityManager, clinicId: string, userId: string) => Promise<void>;
 
 /** Whether the caller may act on the clinic at that level: server tokens always may. */
 export async function hasClinicAccess(scope: Scope, clinicId: string, access: ClinicAccess): Promise<boolean> {
@@ -98,7 +106,8 @@ export async function assertPatientAccess(
  * Permissions reaching a clinician through its clinics: every clinician of a clinic, whatever
  * its role, holds exactly what each patient granted that clinic, one grant per clinic (so the
  * access log can name the clinic). A grant source of the access policy, so every domain sees
- * clinic access the way it sees a direct grant.
+ * clinic access the way it sees a direct grant. Acts on the patient's account itself (its
+ * permissions, credentials, deletion) the clinic's rules keep to its admins (clinicControl).
  */
 export async function clinicGrants(scope: Scope, callerId: string, targets: readonly string[]): Promise<Grant[][]> {
   return clinicGrantsLoader(scope, callerId).loadMany(targets);
@@ -126,3 +135,12 @@ function clinicGrantsLoader(scope: Scope, callerId: string): Loader<string, Gran
       }),
   );
 }
+
+/**
+ * The access policy's ClinicControl: what reaches a clinician through a clinic serves acts on a
+ * patient's account itself (granting, its credentials, deleting it) only for the clinic's
+ * admins, as the clinic's own rules keep changing the clinic to them. A departure from Tidepool,
+ * which lets every clinician use a clinic's custodian fully.
+ */
+export const clinicControl = (scope: Scope, clinicId: string): Promise<boolean> =>
+  hasClinicAccess(scope, clinicId, 'admin');

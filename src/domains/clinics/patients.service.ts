@@ -7,7 +7,7 @@ import type { AccessPolicy } from '../permissions/access-policy';
 import type { Permission } from '../permissions/permission.model';
 import type { PatientReview } from './clinic-patient.entity';
 import type { ClinicsService } from './clinics.service';
-import { assertClinicAccess, assertPatientAccess, recordPatientAccess } from './membership';
+import { assertClinicAccess, assertPatientAccess, recordPatientAccess, type BackingEndsHook } from './membership';
 import type { PatientAccounts } from './patient-accounts';
 import {
   assertClinicPermissions,
@@ -51,12 +51,19 @@ export interface ExistingPatient extends Partial<PatientFields> {
  * revokes what it granted. Server tokens may do all.
  */
 export class PatientsService {
+  private readonly backingEnds: BackingEndsHook[] = [];
+
   constructor(
     private readonly clinics: ClinicsService,
     private readonly tags: PatientTagsService,
     private readonly accounts: PatientAccounts,
     private readonly access: AccessPolicy,
   ) {}
+
+  /** Registers what must end when the clinic stops backing access to a patient (leaves, or loses custodian). */
+  onBackingEnds(hook: BackingEndsHook): void {
+    this.backingEnds.push(hook);
+  }
 
   /** A custodial patient: a new account with no login, the clinic its custodian. */
   async create(scope: Scope, clinicId: string, fields: PatientFields): Promise<PatientRow> {
@@ -180,13 +187,15 @@ export class PatientsService {
       return null;
     }
     const checked = assertClinicPermissions(permissions, patient.permissions);
-    await scope.em.transactional((tx) =>
-      execute(
+    await scope.em.transactional(async (tx) => {
+      await execute(
         tx,
         'update clinic_patients set permissions = ?::text[], updated_time = ? where clinic_id = ? and user_id = ?',
         [arrayLiteral(checked), new Date(), clinicId, userId],
-      ),
-    );
+      );
+      const custodianTaken = patient.permissions.includes('custodian') && !checked.includes('custodian');
+      if (custodianTaken) for (const hook of this.backingEnds) await hook(tx, clinicId, userId);
+    });
     return this.reread(scope, clinicId, userId);
   }
 
@@ -302,9 +311,10 @@ export class PatientsService {
   }
 
   private async delete(scope: Scope, clinicId: string, userId: string): Promise<void> {
-    await scope.em.transactional((tx) =>
-      execute(tx, 'delete from clinic_patients where clinic_id = ? and user_id = ?', [clinicId, userId]),
-    );
+    await scope.em.transactional(async (tx) => {
+      await execute(tx, 'delete from clinic_patients where clinic_id = ? and user_id = ?', [clinicId, userId]);
+      for (const hook of this.backingEnds) await hook(tx, clinicId, userId);
+    });
     forgetPatient(scope, clinicId, userId);
   }
 

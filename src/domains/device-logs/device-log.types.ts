@@ -6,7 +6,7 @@ import type { DeviceLogRecord } from './device-log.entity';
 
 @ObjectType({
   description:
-    'A log uploaded from a diabetes device (a pump, a CGM) covering a time window; its content is the JSON array of entries. Anyone with a share from its owner may read it.',
+    'A log uploaded from a diabetes device (a pump, a CGM) covering a time window; its content is the JSON array of entries. Whoever may read its owner’s data (VIEW or CUSTODIAN) may read it.',
 })
 // A federation entity: other subgraphs reference it by `id` (src/graphql/federation.ts).
 @Directive('@key(fields: "id")')

@@ -21,7 +21,7 @@ export class DeviceLogsResolver {
   @Query(() => DeviceLog, {
     nullable: true,
     description:
-      'A device log by id. Anyone with a share from its owner may read it; otherwise null with FORBIDDEN, or NOT_FOUND when there is no such log.',
+      'A device log by id. Whoever may read its owner’s data (VIEW or CUSTODIAN) may read it; otherwise null with FORBIDDEN, or NOT_FOUND when there is no such log.',
   })
   async deviceLog(
     @Arg('id', () => ID, { description: 'The log id: 32 lowercase letters or digits.' }) id: string,
@@ -32,7 +32,7 @@ export class DeviceLogsResolver {
 
   @Query(() => DeviceLogConnection, {
     description:
-      'The device logs of a user inside a time window, newest upload first. Anyone with a share from the user may list them; others get FORBIDDEN.',
+      'The device logs of a user inside a time window, newest upload first. Whoever may read the user’s data (VIEW or CUSTODIAN) may list them; others get FORBIDDEN.',
   })
   async deviceLogs(
     @Arg('userId', () => ID, { description: 'The owner.' }) userId: string,

@@ -10,14 +10,14 @@ import type { Scope } from '../../kernel/scope';
 import { assertUserId } from '../../kernel/validation';
 import { assertBlobId, BLOB_ID_PATTERN } from '../blobs/blobs.service';
 import { pageArgs, pageOf, type PageArgs, type PagedList, type SortKey } from '../../kernel/paging';
-import type { AccessPolicy, Requirement } from '../permissions/access-policy';
+import { MAY_READ_DATA, type AccessPolicy, type Requirement } from '../permissions/access-policy';
 import { DeviceLogSchema, type DeviceLogRecord } from './device-log.entity';
 import { logCounts, logPages, type LogWindow } from './device-logs.loaders';
 import { EntryValidator } from './entry-validator';
 
-/** DECISIONS.md: uploaders and custodians may upload; anyone with any grant may read. */
+/** DECISIONS.md: uploaders and custodians may upload; `view` or custodian reads. */
 const MAY_UPLOAD: Requirement = ['upload', 'custodian'];
-const MAY_READ: Requirement = 'any-grant';
+const MAY_READ: Requirement = MAY_READ_DATA;
 export const DEVICE_LOG_MEDIA_TYPE = 'application/json';
 
 export interface DeviceLogUpload {
@@ -94,7 +94,7 @@ export class DeviceLogsService {
   /**
    * A page of the logs of `userId` lying inside the window, newest upload first. As Tidepool: a
    * log starts at or after `startAtTime` and ends before `endAtTime` (the end is exclusive).
-   * Anyone with a grant on the user may read them.
+   * Whoever may read the user's data (MAY_READ_DATA) may read them.
    */
   async list(scope: Scope, userId: string, window: DeviceLogWindow): Promise<PagedList<DeviceLogRecord>> {
     assertUserId(userId);
@@ -136,14 +136,14 @@ export class DeviceLogsService {
     return { startAtTime: window.startAtTime, endAtTime: window.endAtTime };
   }
 
-  /** A log's metadata: 404 when unknown, 403 when the caller has no grant on its owner. */
+  /** A log's metadata: 404 when unknown, 403 when the caller may not read its owner's data. */
   async get(scope: Scope, id: string): Promise<DeviceLogRecord> {
     const log = await this.find(scope, id);
     await this.access.assertAllowed(scope, { userId: log.userId, objectIds: [id] }, MAY_READ);
     return log;
   }
 
-  /** A log's bytes; to a caller without a grant it does not exist (Tidepool hides it with 404). */
+  /** A log's bytes; to a caller who may not read them they do not exist (Tidepool hides them with 404). */
   async openContent(scope: Scope, id: string): Promise<{ log: DeviceLogRecord; stream: Readable }> {
     const log = await this.find(scope, id);
     await this.access.assertAllowed(scope, { userId: log.userId, objectIds: [id] }, MAY_READ, () =>

@@ -8,7 +8,7 @@ import { hexId } from '../../kernel/ids';
 import type { CountedObjects } from '../../kernel/quota';
 import type { Scope } from '../../kernel/scope';
 import { assertUserId } from '../../kernel/validation';
-import type { AccessPolicy, Requirement } from '../permissions/access-policy';
+import { MAY_READ_DATA, type AccessPolicy, type Requirement } from '../permissions/access-policy';
 import { DatasetSchema, type DatasetRecord } from './dataset.entity';
 import { DEDUPLICATORS, parseDatasetFields } from './dataset-fields';
 import { deduplicationKey, lastOfEachKey } from './deduplication';
@@ -44,9 +44,9 @@ export interface LinkedDataSource {
   state: string;
 }
 
-/** DECISIONS.md: uploaders, custodians (and clinics holding either) write; any grant reads. */
+/** DECISIONS.md: uploaders, custodians (and clinics holding either) write; `view` or custodian reads. */
 const MAY_UPLOAD: Requirement = ['upload', 'custodian'];
-const MAY_READ: Requirement = 'any-grant';
+const MAY_READ: Requirement = MAY_READ_DATA;
 const DATASET_ID = /^[0-9a-f]{32}$/;
 
 export function assertDatasetId(id: string, field = 'datasetId'): string {

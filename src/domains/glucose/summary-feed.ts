@@ -5,7 +5,7 @@ import type { Scope } from '../../kernel/scope';
 import { liveSubscriptions } from '../../infra/metrics';
 import { arrayLiteral } from '../../kernel/sql';
 import { assertUserId } from '../../kernel/validation';
-import type { AccessPolicy } from '../permissions/access-policy';
+import { MAY_READ_DATA, type AccessPolicy } from '../permissions/access-policy';
 import { assertClinicAccess } from '../clinics/membership';
 import { assertClinicId } from '../clinics/clinic-ids';
 import type { SummaryKind } from './summary/buckets';
@@ -60,7 +60,7 @@ export class SummaryFeed {
   /** A user's summary changes, for callers who may read the user's data. */
   async ofUser(scope: Scope, userId: string): Promise<AsyncIterable<SummaryChange>> {
     assertUserId(userId);
-    const mayFollow = () => this.access.assertAllowed(scope, userId, 'any-grant');
+    const mayFollow = () => this.access.assertAllowed(scope, userId, MAY_READ_DATA);
     await mayFollow();
     return this.follow(this.byUser, userId, 'user', mayFollow);
   }

@@ -9,14 +9,15 @@ import {
 } from '../../../test/support/domain-services';
 import { notFound } from '../../kernel/errors';
 import { ANONYMOUS, type Principal } from '../../kernel/principal';
-import type { AccessPolicy, Requirement } from './access-policy';
+import { MAY_READ_DATA, type AccessPolicy, type Requirement } from './access-policy';
 import type { Permission } from './permission.model';
 
 /** The requirements the domains ask (blobs.service.ts, device-logs.service.ts, account-lifecycle.service.ts). */
 const READ_BLOBS: Requirement = ['custodian'];
 const WRITE_CONTENT: Requirement = ['upload', 'custodian'];
-const READ_LOGS: Requirement = 'any-grant';
+const READ_LOGS: Requirement = MAY_READ_DATA;
 const OWNER_ONLY: Requirement = 'owner-only';
+const CONTROL: Requirement = 'account-control';
 
 let world: DomainWorld;
 let policy: AccessPolicy;
@@ -44,7 +45,7 @@ const assertion = (principal: Principal, target: string, requirement: Requiremen
 
 describe('the owner and servers', () => {
   it('the owner may do anything with its own account, owner-only operations included, and nothing is logged', async () => {
-    for (const requirement of [READ_BLOBS, WRITE_CONTENT, READ_LOGS, OWNER_ONLY]) {
+    for (const requirement of [READ_BLOBS, WRITE_CONTENT, READ_LOGS, OWNER_ONLY, CONTROL]) {
       const scope = world.scope(asUser(owner));
       expect(await policy.isAllowed(scope, owner, requirement)).toBe(true);
       expect(await scope.decisions()).toEqual([]);
@@ -79,22 +80,25 @@ describe('callers who are no account', () => {
 });
 
 describe('grantees', () => {
-  // Rows: the grantee's only permission; columns: read blobs, write content, read device logs, owner-only.
-  const table: [Permission, boolean, boolean, boolean, boolean][] = [
-    ['custodian', true, true, true, false],
-    ['view', false, false, true, false],
-    ['upload', false, true, true, false],
-    ['note', false, false, true, false],
+  // Rows: the grantee's only permission; columns: read blobs, write content, read data (glucose,
+  // datasets, summaries, device logs), owner-only, account-level acts. Reading data takes `view`
+  // (or custodian), as Tidepool's platform checks `view`: `upload` and `note` alone read nothing.
+  const table: [Permission, boolean, boolean, boolean, boolean, boolean][] = [
+    ['custodian', true, true, true, false, true],
+    ['view', false, false, true, false, false],
+    ['upload', false, true, false, false, false],
+    ['note', false, false, false, false, false],
   ];
 
   it.each(table)(
-    'a grantee with %s permission: reads blobs %s, uploads %s, reads device logs %s, owner-only %s',
-    async (permission, readBlobs, write, readLogs, ownerOnly) => {
+    'a grantee with %s permission: reads blobs %s, uploads %s, reads data %s, owner-only %s, account-level %s',
+    async (permission, readBlobs, write, readData, ownerOnly, control) => {
       const principal = asUser(granteeWith[permission]);
       expect(await allowed(principal, owner, READ_BLOBS)).toBe(readBlobs);
       expect(await allowed(principal, owner, WRITE_CONTENT)).toBe(write);
-      expect(await allowed(principal, owner, READ_LOGS)).toBe(readLogs);
+      expect(await allowed(principal, owner, READ_LOGS)).toBe(readData);
       expect(await allowed(principal, owner, OWNER_ONLY)).toBe(ownerOnly);
+      expect(await allowed(principal, owner, CONTROL)).toBe(control);
     },
   );
 
@@ -120,7 +124,7 @@ describe('grantees', () => {
   });
 
   it('an outsider holds nothing, whatever is asked', async () => {
-    for (const requirement of [READ_BLOBS, WRITE_CONTENT, READ_LOGS, OWNER_ONLY])
+    for (const requirement of [READ_BLOBS, WRITE_CONTENT, READ_LOGS, OWNER_ONLY, CONTROL])
       expect(await assertion(asUser(outsider), owner, requirement)).toBe('FORBIDDEN');
   });
 
@@ -140,7 +144,7 @@ describe('grantees', () => {
     const targets = [owner, other, outsider, uploader, owner];
     const scope = world.scope(asUser(uploader));
     expect(await policy.allowedTargets(scope, targets, WRITE_CONTENT)).toEqual(new Set([owner, uploader]));
-    expect(await policy.allowedTargets(scope, targets, READ_LOGS)).toEqual(new Set([owner, other, uploader]));
+    expect(await policy.allowedTargets(scope, targets, READ_LOGS)).toEqual(new Set([other, uploader]));
   });
 });
 
@@ -193,5 +197,65 @@ describe('clinicians, through a clinic’s patient grant', () => {
     const held = await policy.heldBy(world.scope(AS_SERVER), clinician, patient);
     expect(held?.sort()).toEqual(['note', 'upload', 'view']);
     expect(await policy.heldBy(world.scope(AS_SERVER), outsider, patient)).toBeNull();
+  });
+});
+
+describe('acts on the account itself, through a clinic’s custodian', () => {
+  it('every clinician uses the clinic’s custodian to read, but only its admins act on the account', async () => {
+    const patient = await world.account();
+    const [admin, member, prescriber] = [await world.account(), await world.account(), await world.account()];
+    const clinicId = await world.clinic({
+      clinicianId: admin,
+      roles: ['CLINIC_ADMIN'],
+      patients: { [patient]: ['custodian', 'view'] },
+    });
+    await world.database.query(
+      `insert into clinicians (clinic_id, user_id, roles, created_time, updated_time)
+       values ($1, $2, '{CLINIC_MEMBER}', now(), now()), ($1, $3, '{PRESCRIBER}', now(), now())`,
+      [clinicId, member, prescriber],
+    );
+    for (const clinician of [admin, member, prescriber])
+      expect(await allowed(asUser(clinician), patient, READ_BLOBS)).toBe(true);
+    expect(await allowed(asUser(admin), patient, CONTROL)).toBe(true);
+    for (const clinician of [member, prescriber]) {
+      const scope = world.scope(asUser(clinician));
+      expect(await outcomeOf(policy.assertAllowed(scope, patient, CONTROL))).toBe('FORBIDDEN');
+      expect(await scope.decisions()).toEqual([expect.objectContaining({ subjectId: patient, outcome: 'REFUSED' })]);
+    }
+  });
+
+  it('names the grant that let the caller in: the clinic’s for its admin, none for the owner and servers', async () => {
+    const patient = await world.account();
+    const admin = await world.account();
+    const clinicId = await world.clinic({
+      clinicianId: admin,
+      roles: ['CLINIC_ADMIN'],
+      patients: { [patient]: ['custodian'] },
+    });
+    const scope = world.scope(asUser(admin));
+    expect(await policy.grantUsed(scope, patient, CONTROL)).toEqual({ permissions: ['custodian'], clinicId });
+    expect(await scope.decisions()).toEqual([expect.objectContaining({ outcome: 'ALLOWED', clinicId })]);
+    expect(await policy.grantUsed(world.scope(asUser(patient)), patient, CONTROL)).toBeNull();
+    expect(await policy.grantUsed(world.scope(AS_SERVER), patient, CONTROL)).toBeNull();
+    expect(await outcomeOf(policy.grantUsed(world.scope(asUser(outsider)), patient, CONTROL))).toBe('FORBIDDEN');
+  });
+
+  it('a direct grant made through a clinic is the clinic’s: the log names it, and only its admins act with it', async () => {
+    const patient = await world.account();
+    const [admin, member] = [await world.account(), await world.account()];
+    const clinicId = await world.clinic({ clinicianId: admin, roles: ['CLINIC_ADMIN'] });
+    await world.database.query(
+      `insert into permission_grants (sharer_id, grantee_id, permissions, clinic_id, granted_by, created_time, modified_time)
+       values ($1, $2, '{custodian}', $4, $3, now(), now()), ($1, $3, '{custodian}', $4, $3, now(), now())`,
+      [patient, member, admin, clinicId],
+    );
+    const scope = world.scope(asUser(member));
+    expect(await policy.isAllowed(scope, patient, READ_BLOBS)).toBe(true);
+    expect(await policy.isAllowed(scope, patient, CONTROL)).toBe(false);
+    expect(await scope.decisions()).toEqual([
+      expect.objectContaining({ outcome: 'ALLOWED', clinicId }),
+      expect.objectContaining({ outcome: 'REFUSED', clinicId: null }),
+    ]);
+    expect(await allowed(asUser(admin), patient, CONTROL)).toBe(true);
   });
 });

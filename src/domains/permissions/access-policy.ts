@@ -2,14 +2,16 @@ import { AppError, forbidden, unauthenticated } from '../../kernel/errors';
 import type { AccessTarget } from '../../kernel/access-trail';
 import { isAuthenticated } from '../../kernel/principal';
 import type { Scope } from '../../kernel/scope';
-import type { Permission } from './permission.model';
+import type { Grant, Permission } from './permission.model';
 import { callerGrants } from './permissions.loaders';
 
-/** Permissions held on an account, and the clinic they reach the caller through (null: granted to it directly). */
-export interface Grant {
-  permissions: readonly Permission[];
-  clinicId: string | null;
-}
+export type { Grant } from './permission.model';
+
+/**
+ * Whether the caller may act on accounts at account level (their permissions, credentials,
+ * deletion) with what reaches it through the clinic: the clinic's rules decide (its admins).
+ */
+export type ClinicControl = (scope: Scope, clinicId: string) => Promise<boolean>;
 
 /**
  * Where a caller's permissions on other accounts come from: direct grants (this domain) and,
@@ -19,9 +21,7 @@ export interface Grant {
 export type GrantSource = (scope: Scope, callerId: string, targets: readonly string[]) => Promise<(readonly Grant[])[]>;
 
 const directGrants: GrantSource = async (scope, callerId, targets) =>
-  (await callerGrants(scope, callerId).loadMany(targets)).map((permissions) =>
-    permissions ? [{ permissions, clinicId: null }] : [],
-  );
+  (await callerGrants(scope, callerId).loadMany(targets)).map((grant) => (grant ? [grant] : []));
 
 function union(grants: readonly Grant[]): Permission[] | null {
   const held = grants.flatMap((grant) => grant.permissions);
@@ -30,13 +30,26 @@ function union(grants: readonly Grant[]): Permission[] | null {
 
 /**
  * What a caller must hold on a target account besides being its owner or a server: one of the
- * listed permissions, any grant at all, or nothing (owner only).
+ * listed permissions; `account-control`, custodian usable for acts on the account itself
+ * (changing who may access it, its credentials, deleting it); or nothing (owner only).
  */
-export type Requirement = readonly Permission[] | 'any-grant' | 'owner-only';
+export type Requirement = readonly Permission[] | 'account-control' | 'owner-only';
 
-function satisfies(held: readonly Permission[] | null, requirement: Requirement): boolean {
-  if (!held?.length || requirement === 'owner-only') return false;
-  return requirement === 'any-grant' || held.some((permission) => requirement.includes(permission));
+/**
+ * Reading an account's data (glucose data, datasets, summaries, device logs): `view`, or
+ * `custodian`. As Tidepool's platform checks `view` for reads: `upload` or `note` alone read nothing.
+ */
+export const MAY_READ_DATA: Requirement = ['view', 'custodian'];
+
+/**
+ * Whether `grant` meets `requirement`. For account-level acts, custodian reaching the caller
+ * through a clinic counts only where the clinic lets the caller act so (`controlled`).
+ */
+function satisfies(grant: Grant, requirement: Requirement, controlled: ReadonlySet<string>): boolean {
+  if (requirement === 'owner-only') return false;
+  if (requirement === 'account-control')
+    return grant.permissions.includes('custodian') && (grant.clinicId === null || controlled.has(grant.clinicId));
+  return grant.permissions.some((permission) => requirement.includes(permission));
 }
 
 /**
@@ -49,7 +62,11 @@ function satisfies(held: readonly Permission[] | null, requirement: Requirement)
 export class AccessPolicy {
   private readonly sources: GrantSource[];
 
-  constructor(indirect: GrantSource[] = []) {
+  /** `clinicControl`: without it, nothing reaching a caller through a clinic serves account-level acts. */
+  constructor(
+    indirect: GrantSource[] = [],
+    private readonly clinicControl: ClinicControl = async () => false,
+  ) {
     this.sources = [directGrants, ...indirect];
   }
 
@@ -80,15 +97,55 @@ export class AccessPolicy {
       return new Set();
     }
     // A failed lookup rejects (Loader.loadMany): an outage answers 503, never a refusal.
-    const held = requirement === 'owner-only' ? [] : await this.grantsOn(scope, callerId, others);
+    const grants = await this.grantsMeeting(scope, callerId, others, requirement);
     const allowed = new Set(targets.filter((target) => target === callerId));
     others.forEach((target, index) => {
-      // Sources are asked direct grants first, so the log names a clinic only when it was the way in.
-      const grant = (held[index] ?? []).find((candidate) => satisfies(candidate.permissions, requirement)) ?? null;
-      if (grant) allowed.add(target);
-      decided(target, grant);
+      if (grants[index]) allowed.add(target);
+      decided(target, grants[index] ?? null);
     });
     return allowed;
+  }
+
+  /**
+   * Like assertAllowed, answering which grant let the caller in: null for the owner and servers.
+   * An act that changes the account records that grant's clinic with what it made.
+   */
+  async grantUsed(scope: Scope, target: string, requirement: Requirement): Promise<Grant | null> {
+    await this.assertAllowed(scope, target, requirement);
+    const { isServer, userId } = scope.principal;
+    if (isServer || userId === target) return null;
+    const [grant] = await this.grantsMeeting(scope, userId!, [target], requirement);
+    return grant ?? null;
+  }
+
+  /**
+   * For each target, the first grant of the caller that meets the requirement, or null. Sources
+   * are asked direct grants first, so the log names a clinic only when it was the way in.
+   */
+  private async grantsMeeting(
+    scope: Scope,
+    callerId: string,
+    targets: readonly string[],
+    requirement: Requirement,
+  ): Promise<(Grant | null)[]> {
+    if (requirement === 'owner-only') return targets.map(() => null);
+    const held = await this.grantsOn(scope, callerId, targets);
+    const controlled =
+      requirement === 'account-control' ? await this.controlledClinics(scope, held) : new Set<string>();
+    return held.map((grants) => grants.find((grant) => satisfies(grant, requirement, controlled)) ?? null);
+  }
+
+  /** The clinics, among those custodian reaches the caller through, whose rules let it act at account level. */
+  private async controlledClinics(scope: Scope, held: readonly Grant[][]): Promise<Set<string>> {
+    const clinics = [
+      ...new Set(
+        held
+          .flat()
+          .flatMap((grant) => (grant.clinicId && grant.permissions.includes('custodian') ? [grant.clinicId] : [])),
+      ),
+    ];
+    const answers = await Promise.all(clinics.map((clinicId) => this.clinicControl(scope, clinicId)));
+    return new Set(clinics.filter((_, index) => answers[index]));
   }
 
   /**

@@ -2,7 +2,9 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
 /**
  * What a sharer lets one other user do with the sharer's data. One row per (sharer, grantee);
- * an empty set is never stored (removing every permission deletes the row).
+ * an empty set is never stored (removing every permission deletes the row). `clinicId`: the
+ * clinic whose access the granting caller used (null when the sharer, its own custodian or a
+ * server made it); such a grant lasts only while the clinic backs it (PermissionsService.endClinicGrants).
  */
 export const PermissionGrantSchema = defineEntity({
   name: 'PermissionGrant',
@@ -11,6 +13,9 @@ export const PermissionGrantSchema = defineEntity({
     sharerId: p.string().primary().length(10),
     granteeId: p.string().primary().length(10).index(),
     permissions: p.array().columnType('text[]'),
+    clinicId: p.string().length(24).nullable(),
+    /** The account that made the grant; null for a server. */
+    grantedBy: p.string().length(10).nullable(),
     createdTime: p.datetime(),
     modifiedTime: p.datetime(),
   },

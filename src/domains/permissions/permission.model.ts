@@ -4,3 +4,13 @@
  */
 export const GRANTABLE_PERMISSIONS = ['custodian', 'view', 'upload', 'note'] as const;
 export type Permission = (typeof GRANTABLE_PERMISSIONS)[number];
+
+/**
+ * Permissions held on an account, and the clinic they reach the caller through: the clinic's own
+ * patient grant, or a direct grant someone made using that clinic's access (null: a grant the
+ * account, or one of its own custodians, made directly).
+ */
+export interface Grant {
+  permissions: readonly Permission[];
+  clinicId: string | null;
+}

@@ -21,8 +21,10 @@ registerEnumType(PermissionNameValue, {
       description: 'Full control of the account, as its owner: custodians manage accounts such as a child’s.',
     },
     VIEW: { description: 'Read the sharer’s diabetes data and device logs.' },
-    UPLOAD: { description: 'Upload diabetes data, blobs and device logs for the sharer.' },
-    NOTE: { description: 'Read and write notes about the sharer.' },
+    UPLOAD: {
+      description: 'Upload diabetes data, blobs and device logs for the sharer; alone it reads nothing (VIEW does).',
+    },
+    NOTE: { description: 'Read and write notes about the sharer; alone it reads none of its data.' },
   },
 });
 

@@ -2,7 +2,7 @@ import { Loader } from '../../kernel/loader';
 import { placeholders } from '../../kernel/sql';
 import type { PageArgs } from '../../kernel/paging';
 import type { Scope } from '../../kernel/scope';
-import type { Permission } from './permission.model';
+import type { Grant, Permission } from './permission.model';
 
 export interface GrantRow {
   sharer_id: string;
@@ -10,18 +10,12 @@ export interface GrantRow {
   permissions: Permission[];
 }
 
-async function grantRows(
-  scope: Scope,
-  column: 'sharer_id' | 'grantee_id',
-  ids: readonly string[],
-  extra = '',
-  params: unknown[] = [],
-) {
+async function grantRows(scope: Scope, column: 'sharer_id' | 'grantee_id', ids: readonly string[]) {
   return scope.em
     .getConnection()
     .execute<GrantRow[]>(
-      `select sharer_id, grantee_id, permissions from permission_grants where ${column} in (${placeholders(ids.length)})${extra} order by sharer_id, grantee_id`,
-      [...ids, ...params],
+      `select sharer_id, grantee_id, permissions from permission_grants where ${column} in (${placeholders(ids.length)}) order by sharer_id, grantee_id`,
+      [...ids],
     );
 }
 
@@ -39,14 +33,24 @@ export function grantsByGrantee(scope: Scope): Loader<string, GrantRow[]> {
   );
 }
 
-/** What the caller holds on each target, in one query for all targets asked in the request. */
-export function callerGrants(scope: Scope, callerId: string): Loader<string, Permission[] | null> {
+/**
+ * The caller's direct grant on each target, with the clinic whose access made it (if one did),
+ * in one query for all targets asked in the request.
+ */
+export function callerGrants(scope: Scope, callerId: string): Loader<string, Grant | null> {
   return scope.loaders.get(
     `permissions.caller:${callerId}`,
     () =>
       new Loader(async (targets) => {
-        const rows = await grantRows(scope, 'sharer_id', targets, ' and grantee_id = ?', [callerId]);
-        const bySharer = new Map(rows.map((row) => [row.sharer_id, row.permissions]));
+        const rows = await scope.em
+          .getConnection()
+          .execute<{ sharer_id: string; permissions: Permission[]; clinic_id: string | null }[]>(
+            `select sharer_id, permissions, clinic_id from permission_grants where grantee_id = ? and sharer_id in (${placeholders(targets.length)})`,
+            [callerId, ...targets],
+          );
+        const bySharer = new Map(
+          rows.map((row) => [row.sharer_id, { permissions: row.permissions, clinicId: row.clinic_id }]),
+        );
         return targets.map((target) => bySharer.get(target) ?? null);
       }),
   );

@@ -150,6 +150,68 @@ describe('changing what a user may do', () => {
   });
 });
 
+describe('changing what a user may do through a clinic’s custodian', () => {
+  /** A staffed clinic with a patient it created (the clinic holds custodian on it). */
+  async function clinicPatient() {
+    const staff = await world.staffedClinic();
+    const patient = await world.services.patients.create(as(asUser(staff.admin)), staff.clinic.id, {
+      fullName: 'Custodial Patient',
+      birthDate: '2015-01-01',
+    });
+    return { ...staff, clinicId: staff.clinic.id, patient: patient.userId };
+  }
+
+  it('a member or a prescriber may not grant, not even to itself; the clinic’s admin may', async () => {
+    const { admin, member, prescriber, outsider, patient } = await clinicPatient();
+    for (const clinician of [member, prescriber])
+      for (const grantee of [clinician, outsider])
+        expect(await outcomeOf(sharing.setPermissions(as(asUser(clinician)), patient, grantee, ['custodian']))).toBe(
+          'FORBIDDEN',
+        );
+    expect(await sharing.permissionsOf(as(AS_SERVER), patient, outsider)).toBeNull();
+    expect(await sharing.setPermissions(as(asUser(admin)), patient, outsider, ['view'])).toEqual(['view']);
+  });
+
+  it('a grant made through the clinic is logged with the clinic, and serves account-level acts only to its admins', async () => {
+    const { clinicId, admin, member, patient } = await clinicPatient();
+    const scope = as(asUser(admin));
+    await sharing.setPermissions(scope, patient, member, ['custodian', 'view']);
+    expect(await scope.decisions()).toEqual([
+      expect.objectContaining({ subjectId: patient, outcome: 'ALLOWED', clinicId }),
+    ]);
+    const outsider = await world.account();
+    expect(await outcomeOf(sharing.setPermissions(as(asUser(member)), patient, outsider, ['view']))).toBe('FORBIDDEN');
+  });
+
+  it('ends when the clinic stops backing it: its maker or holder leaves the clinic, or the patient does', async () => {
+    const { clinicId, admin, member, patient } = await clinicPatient();
+    const [friend, other] = [await world.account(), await world.account()];
+    await sharing.setPermissions(as(asUser(admin)), patient, admin, ['custodian']);
+    await sharing.setPermissions(as(asUser(admin)), patient, member, ['view']);
+    await sharing.setPermissions(as(asUser(admin)), patient, friend, ['view']);
+    await world.share(patient, other, ['view']);
+    await world.services.clinicians.remove(as(asUser(member)), clinicId, member);
+    expect(await sharing.permissionsOf(as(AS_SERVER), patient, member)).toBeNull();
+    expect(await sharing.permissionsOf(as(AS_SERVER), patient, friend)).toEqual(['view']);
+
+    await world.services.patients.remove(as(asUser(admin)), clinicId, patient);
+    for (const grantee of [admin, friend])
+      expect(await sharing.permissionsOf(as(AS_SERVER), patient, grantee)).toBeNull();
+    expect(await sharing.permissionsOf(as(AS_SERVER), patient, other)).toEqual(['view']);
+  });
+
+  it('a clinician leaving takes with it the grants it made through the clinic; the patient’s own grants stay', async () => {
+    const { clinicId, admin, member, patient } = await clinicPatient();
+    const friend = await world.account();
+    await world.services.clinicians.update(as(AS_SERVER), clinicId, member, { roles: ['CLINIC_ADMIN'] });
+    await sharing.setPermissions(as(asUser(member)), patient, friend, ['custodian']);
+    await world.share(patient, admin, ['note']);
+    await world.services.clinicians.remove(as(asUser(admin)), clinicId, member);
+    expect(await sharing.permissionsOf(as(AS_SERVER), patient, friend)).toBeNull();
+    expect(await sharing.permissionsOf(as(AS_SERVER), patient, admin)).toEqual(['custodian', 'view', 'upload', 'note']);
+  });
+});
+
 describe('an account going away', () => {
   it('takes its grants in both directions with it, and nobody else’s', async () => {
     const [leaving, given, received, bystander] = await Promise.all([1, 2, 3, 4].map(() => world.account()));

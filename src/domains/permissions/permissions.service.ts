@@ -90,6 +90,8 @@ export class PermissionsService {
   /**
    * Replaces what `userId` may do with `sharerId`'s data; an empty set removes the grant. The
    * sharer, its custodians and servers may set anything; a grantee may only remove its own grant.
+   * Custodian reaching the caller through a clinic serves only the clinic's admins, and what they
+   * grant is recorded with the clinic: it ends when the clinic no longer backs it (endClinicGrants).
    */
   async setPermissions(
     scope: Scope,
@@ -102,24 +104,50 @@ export class PermissionsService {
     if (!isAuthenticated(scope.principal)) throw unauthenticated();
     const permissions = this.checkGrantable(names);
     const selfRemoval = scope.principal.userId === userId && permissions.length === 0;
-    if (!selfRemoval) await this.access.assertAllowed(scope, sharerId, ['custodian']);
+    const grant = selfRemoval ? null : await this.access.grantUsed(scope, sharerId, 'account-control');
     if (sharerId === userId) throw invalid('A user cannot share with itself: it already owns its data', 'userId');
     const existing = await this.accountsExist(scope, [sharerId, userId]);
     if (!existing.has(sharerId)) throw notFound(`User ${sharerId} not found`);
     if (!existing.has(userId)) throw notFound(`User ${userId} not found`);
     // In a transaction of its own, which carries the request's access-log entries with it.
-    await scope.em.transactional((tx) => this.write(tx, sharerId, userId, permissions));
+    const made = { clinicId: grant?.clinicId ?? null, grantedBy: scope.principal.userId };
+    await scope.em.transactional((tx) => this.write(tx, sharerId, userId, permissions, made));
     return permissions;
   }
 
   /** The custodian of a new custodial account gets full control of it. */
   async grantCustodianship(em: EntityManager, custodianId: string, accountId: string): Promise<void> {
-    await this.write(em, accountId, custodianId, ['custodian', 'view', 'upload']);
+    await this.write(em, accountId, custodianId, ['custodian', 'view', 'upload'], {
+      clinicId: null,
+      grantedBy: custodianId,
+    });
   }
 
-  /** Part of deleting an account: its grants in both directions go with it. */
+  /**
+   * Inside `tx`: the grants made through the clinic's access end when the clinic no longer backs
+   * them: when a clinician leaves it, those it made or received through it; when a patient leaves
+   * it, those made on the patient's account through it.
+   */
+  async endClinicGrants(
+    tx: EntityManager,
+    clinicId: string,
+    leaving: { clinicianId: string } | { patientId: string },
+  ): Promise<void> {
+    const whose =
+      'patientId' in leaving
+        ? { sharerId: leaving.patientId }
+        : { $or: [{ granteeId: leaving.clinicianId }, { grantedBy: leaving.clinicianId }] };
+    await tx.nativeDelete(PermissionGrantSchema, { clinicId, ...whose });
+  }
+
+  /**
+   * Part of deleting an account: its grants in both directions go with it, and so do the grants
+   * it made through a clinic (its leaving the clinic ends them).
+   */
   async forgetUser(scope: Scope, userId: string): Promise<void> {
-    await scope.em.nativeDelete(PermissionGrantSchema, { $or: [{ sharerId: userId }, { granteeId: userId }] });
+    await scope.em.nativeDelete(PermissionGrantSchema, {
+      $or: [{ sharerId: userId }, { granteeId: userId }, { grantedBy: userId, clinicId: { $ne: null } }],
+    });
   }
 
   /**
@@ -156,11 +184,13 @@ export class PermissionsService {
     return sorted(names) as Permission[];
   }
 
+  /** `made`: who made the grant, and through which clinic's access (the last change decides). */
   private async write(
     em: EntityManager,
     sharerId: string,
     granteeId: string,
     permissions: Permission[],
+    made: { clinicId: string | null; grantedBy: string | null },
   ): Promise<void> {
     if (permissions.length === 0) {
       await em.nativeDelete(PermissionGrantSchema, { sharerId, granteeId });
@@ -169,8 +199,11 @@ export class PermissionsService {
     const now = new Date();
     await em.upsert(
       PermissionGrantSchema,
-      { sharerId, granteeId, permissions, createdTime: now, modifiedTime: now },
-      { onConflictFields: ['sharerId', 'granteeId'], onConflictMergeFields: ['permissions', 'modifiedTime'] },
+      { sharerId, granteeId, permissions, ...made, createdTime: now, modifiedTime: now },
+      {
+        onConflictFields: ['sharerId', 'granteeId'],
+        onConflictMergeFields: ['permissions', 'clinicId', 'grantedBy', 'modifiedTime'],
+      },
     );
   }
 }

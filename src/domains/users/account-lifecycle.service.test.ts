@@ -74,6 +74,38 @@ describe('custodial accounts', () => {
   });
 });
 
+describe('a person signing up with an address a custodial account holds', () => {
+  const signUp = (address: string) =>
+    world.services.users.signUp(as(ANONYMOUS), { username: address, emails: [address], password: PASSWORD });
+
+  it('signs up, and the custodial account gives the address up, keeping its custodian', async () => {
+    const parent = await world.account();
+    const address = email();
+    const child = await lifecycle.createCustodial(as(asUser(parent)), parent, { username: address });
+    const person = await signUp(address.toUpperCase());
+    expect((await world.services.users.findByEmail(world.orm.em.fork(), address))?.id).toBe(person.id);
+    const released = await world.services.users.findById(world.orm.em.fork(), child.id);
+    expect(released).toMatchObject({ username: null, emails: [], createdUserId: parent });
+    expect(await heldBy(parent, child.id)).toEqual(['custodian', 'view', 'upload']);
+  });
+
+  it('an address of an account with a password of its own, or of an account nobody created for someone, stays taken', async () => {
+    const [owned, provisioned] = [email(), email()];
+    await world.account({ email: owned, passwordHash });
+    await world.services.users.provision(world.orm.em.fork(), provisioned, true);
+    for (const address of [owned, provisioned]) expect(await outcomeOf(signUp(address))).toBe('CONFLICT');
+  });
+
+  it('a custodian adding the address of a custodial account to another account is still refused', async () => {
+    const parent = await world.account();
+    const address = email();
+    await lifecycle.createCustodial(as(asUser(parent)), parent, { username: address });
+    expect(await outcomeOf(lifecycle.createCustodial(as(asUser(parent)), parent, { username: address }))).toBe(
+      'CONFLICT',
+    );
+  });
+});
+
 describe('deleting an account', () => {
   it('the owner confirms with its current password; without it or with a wrong one nothing happens', async () => {
     const owner = await world.account({ passwordHash });

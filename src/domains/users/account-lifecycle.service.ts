@@ -7,7 +7,7 @@ import type { AccessPolicy } from '../permissions/access-policy';
 import { verifyPassword } from './password-hash';
 import { UserSchema, type UserRecord } from './user.entity';
 import { userLoader } from './users.loaders';
-import type { UsersService } from './users.service';
+import type { AccountAddress, UsersService } from './users.service';
 
 export interface CustodialAccount {
   username?: string | null;
@@ -21,12 +21,13 @@ export type AfterDeletion = () => Promise<void>;
  * Runs inside the transaction that deletes an account, after its row is gone: each domain
  * removes what it holds (through `scope.em`, that transaction) and may return a step to run
  * once the deletion has committed. `addresses` are the account's login addresses (username and
- * emails, lower-cased), for what a domain holds by address (clinician invitations).
+ * emails, lower-cased) with when each became its own, for what a domain holds by address
+ * (clinician invitations).
  */
 export type UserDeletionHook = (
   scope: Scope,
   userId: string,
-  addresses: readonly string[],
+  addresses: readonly AccountAddress[],
 ) => Promise<AfterDeletion | void>;
 
 /** Gives the custodian of a new custodial account its permissions (the permissions domain). */
@@ -88,8 +89,8 @@ export class AccountLifecycleService {
 
   /**
    * Deletes an account and everything the domains hold for it. The owner must confirm with its
-   * current password; a custodian or a server token need none. Deleting an account that is
-   * already gone succeeds for servers (idempotent).
+   * current password; a custodian (through a clinic: the clinic's admins) or a server token
+   * need none. Deleting an account that is already gone succeeds for servers (idempotent).
    */
   async delete(scope: Scope, userId: string, password: string | null | undefined): Promise<void> {
     assertUserId(userId);
@@ -105,16 +106,18 @@ export class AccountLifecycleService {
         typeof password === 'string' && !!user.passwordHash && (await verifyPassword(password, user.passwordHash));
       if (!confirmed) throw new AppError('PASSWORD_REQUIRED', 'Missing id and/or password');
     } else {
-      await this.access.assertAllowed(scope, user.id, ['custodian']);
+      // Custodian through a clinic deletes only for the clinic's admins (the access policy's clinic control).
+      await this.access.assertAllowed(scope, user.id, 'account-control');
     }
     for (const prelude of this.preludes) await prelude(user.id);
     // The row goes first: from then on a concurrent upload's record transaction either finished
     // before (and its record is removed by the hooks below) or finds no account and is undone.
     const afterCommit = await scope.em.transactional(async (tx) => {
+      const addresses = await this.users.addressesOf(tx, user.id);
       await tx.nativeDelete(UserSchema, { id: user.id });
       const steps: AfterDeletion[] = [];
       for (const hook of this.deletionHooks) {
-        const step = await hook({ ...scope, em: tx }, user.id, accountAddresses(user));
+        const step = await hook({ ...scope, em: tx }, user.id, addresses);
         if (step) steps.push(step);
       }
       return steps;

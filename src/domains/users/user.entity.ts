@@ -23,7 +23,9 @@ export type UserRecord = InferEntity<typeof UserSchema>;
 
 /**
  * Every address an account can log in with (its username and its emails), lower-cased. The
- * primary key makes "an email belongs to one account" a database rule, not a race.
+ * primary key makes "an email belongs to one account" a database rule, not a race. `addedTime`:
+ * when the address became this account's (what it may claim by it depends on that, until
+ * addresses are verified: clinician invitations sent before).
  */
 export const UserEmailSchema = defineEntity({
   name: 'UserEmail',
@@ -31,6 +33,7 @@ export const UserEmailSchema = defineEntity({
   properties: {
     email: p.text().primary(),
     user: () => p.manyToOne(UserSchema).deleteRule('cascade').index(),
+    addedTime: p.datetime(),
   },
 });
 

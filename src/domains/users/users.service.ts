@@ -14,9 +14,16 @@ import {
 } from '../../kernel/validation';
 import type { AccessPolicy } from '../permissions/access-policy';
 import { needsCurrentPassword } from './credential-changes';
+import { isCustodial, releasing } from './custodial-addresses';
 import { hashPassword, verifyAgainstDecoy, verifyPassword } from './password-hash';
 import { UserEmailSchema, UserSchema, type UserRecord } from './user.entity';
 import { userLoader } from './users.loaders';
+
+/** A login address of an account, and when it became the account's. */
+export interface AccountAddress {
+  email: string;
+  addedTime: Date;
+}
 
 /** The roles an account may hold: the specification allows `clinic` alone. */
 export const ASSIGNABLE_ROLES = ['clinic'] as const;
@@ -77,7 +84,8 @@ export class UsersService {
     assertPassword(input.password);
     const roles = this.checkRoles(input.roles ?? []);
     const passwordHash = await hashPassword(input.password);
-    return this.insert(scope.em, { username: input.username, emails: input.emails, passwordHash, roles }, null);
+    const fields = { username: input.username, emails: input.emails, passwordHash, roles };
+    return this.insert(scope.em, fields, null, { takesCustodialAddresses: true });
   }
 
   /** The caller's own account. */
@@ -106,6 +114,9 @@ export class UsersService {
     const current = await this.get(scope, userId);
     const { principal } = scope;
     const isOwner = principal.userId === current.id;
+    // What a custodian may change is the account's login (its username and emails): custodian
+    // through a clinic does so only for the clinic's admins.
+    if (!isOwner && !principal.isServer) await this.access.assertAllowed(scope, current.id, 'account-control');
     if (changes.emailVerified != null && changes.emailVerified !== current.emailVerified && !principal.isServer) {
       throw forbidden('Only a server token may change emailVerified');
     }
@@ -200,6 +211,15 @@ export class UsersService {
     return names;
   }
 
+  /**
+   * The account's login addresses (its username and emails, lower-cased), each with when it
+   * became the account's, oldest first. No access check: for what the caller already may read.
+   */
+  async addressesOf(em: EntityManager, userId: string): Promise<AccountAddress[]> {
+    const rows = await em.find(UserEmailSchema, { user: userId }, { orderBy: { addedTime: 'asc', email: 'asc' } });
+    return rows.map(({ email, addedTime }) => ({ email, addedTime }));
+  }
+
   /** Which of `ids` are accounts. */
   async existing(scope: Scope, ids: readonly string[]): Promise<Set<string>> {
     const users = await userLoader(scope).loadMany(ids);
@@ -273,12 +293,16 @@ export class UsersService {
     return this.insert(em, { username: email, emails: [email], roles: [], emailVerified }, null);
   }
 
-  /** Inserts an account with a fresh id; `createdBy` is the acting user, if any. */
+  /**
+   * Inserts an account with a fresh id; `createdBy` is the acting user, if any. A sign-up
+   * `takesCustodialAddresses`: see saveWithEmails.
+   */
   async insert(
     em: EntityManager,
     fields: Pick<UserRecord, 'emails' | 'roles'> &
       Partial<Pick<UserRecord, 'username' | 'passwordHash' | 'emailVerified'>>,
     createdBy: string | null,
+    options: { takesCustodialAddresses?: boolean } = {},
   ): Promise<UserRecord> {
     const user = em.create(
       UserSchema,
@@ -297,12 +321,17 @@ export class UsersService {
       },
       { persist: false },
     );
-    await this.saveWithEmails(em, user);
+    await this.saveWithEmails(em, user, options.takesCustodialAddresses ?? false);
     return user;
   }
 
-  /** Writes the account and its login addresses in one transaction; a taken address is a 409. */
-  private async saveWithEmails(em: EntityManager, user: UserRecord): Promise<void> {
+  /**
+   * Writes the account and its login addresses in one transaction; a taken address is a 409.
+   * When the account `takesCustodialAddresses` (a person signing up), an address held by a
+   * custodial account (isCustodial) is released to it instead: the custodial account keeps its
+   * data and custodians, and loses that address from its username and emails.
+   */
+  private async saveWithEmails(em: EntityManager, user: UserRecord, takesCustodialAddresses = false): Promise<void> {
     const addresses = new Set(
       [user.username, ...user.emails].filter((v): v is string => !!v).map((v) => v.toLowerCase()),
     );
@@ -311,11 +340,19 @@ export class UsersService {
         tx.persist(user);
         await tx.flush();
         await tx.nativeDelete(UserEmailSchema, { user: user.id, email: { $nin: [...addresses] } });
-        const existing = await tx.find(UserEmailSchema, { email: { $in: [...addresses] } });
-        const taken = existing.find((row) => (row.user as unknown as { id: string }).id !== user.id);
-        if (taken) throw conflict(`${taken.email} is already used by another account`);
+        const existing = await tx.find(UserEmailSchema, { email: { $in: [...addresses] } }, { populate: ['user'] });
+        const addedTime = new Date();
+        for (const row of existing) {
+          const holder = row.user as unknown as UserRecord;
+          if (holder.id === user.id) continue;
+          if (!takesCustodialAddresses || !isCustodial(holder))
+            throw conflict(`${row.email} is already used by another account`);
+          Object.assign(holder, releasing(holder, row.email), { modifiedTime: addedTime, modifiedUserId: null });
+          tx.assign(row, { user: user.id, addedTime });
+        }
         const known = new Set(existing.map((row) => row.email));
-        for (const email of addresses) if (!known.has(email)) tx.create(UserEmailSchema, { email, user: user.id });
+        for (const email of addresses)
+          if (!known.has(email)) tx.create(UserEmailSchema, { email, user: user.id, addedTime });
         await tx.flush();
       });
     } catch (error) {

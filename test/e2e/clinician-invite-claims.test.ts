@@ -1,0 +1,152 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { serverToken, signUp, uniqueEmail, type TestAccount } from '../support/accounts';
+import { startTestApp, type TestApp } from '../support/app';
+import { clinicWithStaff } from '../support/clinics';
+import { call, graphql } from '../support/http';
+
+/**
+ * Until addresses are verified, a clinician invitation belongs to the account that held its
+ * address when it was sent: an account that adds the address afterwards neither sees it nor
+ * answers it (the clinic takeover of issue 27), over REST and GraphQL alike.
+ */
+let app: TestApp;
+let server: string;
+
+beforeAll(async () => {
+  app = await startTestApp();
+  server = await serverToken(app);
+}, 120_000);
+afterAll(async () => {
+  await app?.stop();
+});
+
+const invitesOf = (account: TestAccount) =>
+  call(app.url, `/v1/clinicians/${account.userid}/invites`, { token: account.token });
+const answer = (account: TestAccount, inviteId: string, method: 'PUT' | 'DELETE') =>
+  call(app.url, `/v1/clinicians/${account.userid}/invites/${inviteId}`, { method, token: account.token });
+const INVITES = 'query ($id: ID!) { clinicianInvites(userId: $id) { totalCount nodes { inviteId } } }';
+const ACCEPT =
+  'mutation ($input: AnswerClinicianInviteInput!) { acceptClinicianInvite(input: $input) { clinician { userId roles } } }';
+const DECLINE = 'mutation ($input: AnswerClinicianInviteInput!) { declineClinicianInvite(input: $input) { inviteId } }';
+
+/** A clinic whose admin invites `email` as CLINIC_ADMIN; the invitation's id. */
+async function adminInvite(email: string) {
+  const staff = await clinicWithStaff(app, server);
+  const sent = await call(app.url, `/v1/clinics/${staff.clinicId}/invites/clinicians`, {
+    token: staff.admin.token,
+    json: { email, roles: ['CLINIC_ADMIN'] },
+  });
+  expect(sent.status).toBe(200);
+  return { ...staff, inviteId: sent.body.inviteId as string };
+}
+
+/** The account adds `email` to its emails, over REST. */
+async function addEmailRest(account: TestAccount, email: string) {
+  const added = await call(app.url, `/auth/user/${account.userid}`, {
+    method: 'PUT',
+    token: account.token,
+    json: { updates: { emails: [account.email, email], currentPassword: account.password } },
+  });
+  expect(added.status).toBe(200);
+}
+
+/** The account adds `email` to its emails, over GraphQL. */
+async function addEmailGraphql(account: TestAccount, email: string) {
+  const added = await graphql(
+    app.url,
+    'mutation ($e: [String!], $p: String) { updateMe(input: { emails: $e, currentPassword: $p }) { user { emails } } }',
+    { e: [account.email, email], p: account.password },
+    account.token,
+  );
+  expect(added.body.errors).toBeUndefined();
+}
+
+const isClinician = async (clinicId: string, account: TestAccount) =>
+  (await call(app.url, `/v1/clinics/${clinicId}/clinicians/${account.userid}`, { token: server })).status === 200;
+
+describe('an address added after the invitation', () => {
+  it('claims nothing over REST: the invitation is not listed, not accepted, not declined', async () => {
+    const invited = uniqueEmail('new.doctor');
+    const { clinicId, admin, inviteId } = await adminInvite(invited);
+    const attacker = await signUp(app, 'attacker');
+    await addEmailRest(attacker, invited);
+
+    expect((await invitesOf(attacker)).body).toEqual([]);
+    expect((await answer(attacker, inviteId, 'PUT')).status).toBe(404);
+    expect((await answer(attacker, inviteId, 'DELETE')).status).toBe(404);
+    expect(await isClinician(clinicId, attacker)).toBe(false);
+    // The invitation is still there for its invitee, and deleting the account does not take it.
+    const deleted = await call(app.url, `/auth/user/${attacker.userid}`, {
+      method: 'DELETE',
+      token: attacker.token,
+      json: { password: attacker.password },
+    });
+    expect(deleted.status).toBe(204);
+    const kept = await call(app.url, `/v1/clinics/${clinicId}/invites/clinicians/${inviteId}/clinician`, {
+      token: admin.token,
+    });
+    expect(kept.status).toBe(200);
+  });
+
+  it('claims nothing over GraphQL either', async () => {
+    const invited = uniqueEmail('new.doctor');
+    const { clinicId, inviteId } = await adminInvite(invited);
+    const attacker = await signUp(app, 'attacker');
+    await addEmailGraphql(attacker, invited);
+
+    const listed = await graphql(app.url, INVITES, { id: attacker.userid }, attacker.token);
+    expect(listed.body.data.clinicianInvites).toEqual({ totalCount: 0, nodes: [] });
+    for (const mutation of [ACCEPT, DECLINE]) {
+      const refused = await graphql(
+        app.url,
+        mutation,
+        { input: { userId: attacker.userid, inviteId } },
+        attacker.token,
+      );
+      expect(refused.body.errors[0].extensions.code).toBe('NOT_FOUND');
+    }
+    expect(await isClinician(clinicId, attacker)).toBe(false);
+  });
+
+  it('an account that signs up with the address after the invitation claims nothing either', async () => {
+    const invited = uniqueEmail('new.doctor');
+    const { inviteId } = await adminInvite(invited);
+    const password = 'late-comer-password';
+    const created = await call(app.url, '/auth/user', { json: { username: invited, emails: [invited], password } });
+    expect(created.status).toBe(201);
+    const lateComer = {
+      userid: created.body.userid,
+      email: invited,
+      password,
+      token: created.headers.get('x-tidepool-session-token')!,
+    };
+    expect((await invitesOf(lateComer)).body).toEqual([]);
+    expect((await answer(lateComer, inviteId, 'PUT')).status).toBe(404);
+  });
+});
+
+describe('an address held before the invitation', () => {
+  it('the account that registered with it accepts over REST', async () => {
+    const invitee = await signUp(app, 'invitee');
+    const { clinicId, inviteId } = await adminInvite(invitee.email);
+    expect((await invitesOf(invitee)).body).toEqual([expect.objectContaining({ key: inviteId })]);
+    expect((await answer(invitee, inviteId, 'PUT')).status).toBe(200);
+    expect(await isClinician(clinicId, invitee)).toBe(true);
+  });
+
+  it('an address the account added before the invitation was sent is its own: it accepts over GraphQL', async () => {
+    const invitee = await signUp(app, 'invitee');
+    const second = uniqueEmail('second');
+    await addEmailGraphql(invitee, second);
+    const { clinicId, inviteId } = await adminInvite(second);
+    const listed = await graphql(app.url, INVITES, { id: invitee.userid }, invitee.token);
+    expect(listed.body.data.clinicianInvites).toEqual({ totalCount: 1, nodes: [{ inviteId }] });
+    const accepted = await graphql(app.url, ACCEPT, { input: { userId: invitee.userid, inviteId } }, invitee.token);
+    expect(accepted.body.errors).toBeUndefined();
+    expect(accepted.body.data.acceptClinicianInvite.clinician).toEqual({
+      userId: invitee.userid,
+      roles: ['CLINIC_ADMIN'],
+    });
+    expect(await isClinician(clinicId, invitee)).toBe(true);
+  });
+});

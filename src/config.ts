@@ -47,6 +47,10 @@ export interface Config {
   identityProvidersFile: string | undefined;
   /** Token-endpoint requests per second allowed from one address (0: no limit). */
   tokenRateLimit: number;
+  /** Password hashes per second admitted in all, one source half of them; unset: measured at start-up. */
+  passwordChecksPerSecond: number | undefined;
+  /** libuv's threadpool size (UV_THREADPOOL_SIZE), which file reads and password hashing share. */
+  threadpoolSize: number;
   /** Send X-Sql-Statements on every response (per-request query count, for tests and benchmarks). */
   sqlStatementHeader: boolean;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -170,6 +174,11 @@ export function loadConfig(env: Env = process.env): Config {
     oidcClientsFile: text(env, 'OIDC_CLIENTS_FILE'),
     identityProvidersFile: text(env, 'IDENTITY_PROVIDERS_FILE'),
     tokenRateLimit: integer(env, 'TOKEN_RATE_LIMIT', 20, 0, 100_000),
+    passwordChecksPerSecond:
+      text(env, 'PASSWORD_CHECKS_PER_SECOND') === undefined
+        ? undefined
+        : integer(env, 'PASSWORD_CHECKS_PER_SECOND', 0, 1, 100_000),
+    threadpoolSize: integer(env, 'UV_THREADPOOL_SIZE', 4, 1, 1024),
     sqlStatementHeader:
       text(env, 'SQL_STATEMENT_HEADER') === undefined ? !production : flag(env, 'SQL_STATEMENT_HEADER'),
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),

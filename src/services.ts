@@ -9,6 +9,7 @@ import { IdentityLinks } from './auth/brokering/identity-links';
 import { IdentityProviders, readIdentityProviders } from './auth/brokering/identity-providers';
 import { registerTokenExchange } from './auth/brokering/token-exchange';
 import { LoginGuard } from './auth/login-guard';
+import { startPasswordBudget } from './auth/password-budget';
 import { Realms } from './auth/realms';
 import { SessionRevocations } from './auth/session-revocations';
 import { SessionsService } from './auth/sessions.service';
@@ -32,6 +33,7 @@ import { PatientTagsService } from './domains/clinics/patient-tags.service';
 import { PatientsService } from './domains/clinics/patients.service';
 import { TideService } from './domains/clinics/tide/tide.service';
 import { UsersService } from './domains/users/users.service';
+import { limitConcurrentHashes } from './domains/users/password-hash';
 import type { Orm } from './infra/database/orm';
 import type { Logger } from './infra/logger';
 import { DatabaseEvents } from './infra/database/events';
@@ -167,7 +169,13 @@ export async function createServices({
   const events = new DatabaseEvents(orm.config.get('clientUrl')!, logger);
   const revocations = new SessionRevocations(orm, events, config.accessTokenTtl, logger);
   const accounts = accountDirectory(users, orm);
-  const guard = new LoginGuard(orm, accounts, logger);
+  limitConcurrentHashes(config.threadpoolSize);
+  const guard = new LoginGuard(
+    orm,
+    accounts,
+    logger,
+    await startPasswordBudget(config.passwordChecksPerSecond, logger),
+  );
   const links = new IdentityLinks();
   const broker = new BrokerService(
     new IdentityProviders(readIdentityProviders(config.identityProvidersFile)),

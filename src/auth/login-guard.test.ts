@@ -1,5 +1,16 @@
 import { describe, expect, it } from '@jest/globals';
-import { DEFAULT_LOGIN_GUARD, failureKeys, lockSeconds, refusingLock, type FailureCount } from './login-guard';
+import type { Orm } from '../infra/database/orm';
+import { createLogger } from '../infra/logger';
+import type { AccountDirectory } from './accounts';
+import {
+  DEFAULT_LOGIN_GUARD,
+  failureKeys,
+  LoginGuard,
+  lockSeconds,
+  refusingLock,
+  type FailureCount,
+} from './login-guard';
+import { RefusalHold, type PasswordBudget } from './password-budget';
 
 const now = new Date('2026-01-01T12:00:00Z');
 const later = (seconds: number) => new Date(now.getTime() + seconds * 1000);
@@ -71,5 +82,36 @@ describe('login guard policy', () => {
     expect(lookalike.account_source).not.toBe(account.account_source);
     const long = failureKeys(`${'a'.repeat(300)}@example.org`, 'x'.repeat(500), null);
     for (const key of Object.values(long)) expect(key.length).toBeLessThanOrEqual(320);
+  });
+});
+
+describe('login guard budget', () => {
+  /** Anything the guard would touch after the budget: each use is recorded. */
+  const touched: string[] = [];
+  const record = (what: string) =>
+    new Proxy({}, { get: (_target, name) => (touched.push(`${what}.${String(name)}`), () => Promise.reject()) });
+  const spent: PasswordBudget = { spend: async () => 4 };
+  const guard = new LoginGuard(
+    record('orm') as unknown as Orm,
+    record('accounts') as unknown as AccountDirectory,
+    createLogger('silent'),
+    spent,
+    DEFAULT_LOGIN_GUARD,
+    new RefusalHold(0),
+  );
+
+  it('refuses once the budget is spent, with the seconds to wait, before any lookup or hash', async () => {
+    await expect(guard.verify('ada@example.org', 'a guess', '203.0.113.7', 'legacy_login')).rejects.toMatchObject({
+      code: 'RATE_LIMITED',
+      details: { retryAfter: 4 },
+    });
+    let checked = false;
+    const check = async () => (checked = true);
+    await expect(guard.confirm('ada@example.org', '203.0.113.7', 'current_password', check)).rejects.toMatchObject({
+      code: 'RATE_LIMITED',
+    });
+    await expect(guard.admitHash('203.0.113.7', 'sign_up')).rejects.toMatchObject({ code: 'RATE_LIMITED' });
+    expect(checked).toBe(false);
+    expect(touched).toEqual([]);
   });
 });

@@ -2,6 +2,7 @@ import type { Orm } from '../infra/database/orm';
 import type { Logger } from '../infra/logger';
 import { loginFailures, loginLockouts, type LockKind, type PasswordPath } from '../infra/metrics';
 import type { Account, AccountDirectory } from './accounts';
+import { passwordBudgetSpent, RefusalHold, type PasswordBudget } from './password-budget';
 
 export type { LockKind, PasswordPath };
 
@@ -91,17 +92,30 @@ export function failureKeys(loginName: string, source: string, accountId: string
 
 /**
  * Brute-force protection for every password check (login page, /auth/login, password grant,
- * the current password of an account change). A refused attempt looks exactly like a wrong
- * password, so an attacker learns nothing; each lockout is logged and counted in the metrics.
- * Counters live in PostgreSQL, so every instance sees them.
+ * the current password of an account change). First the password budget: once spent, the
+ * attempt is refused (RATE_LIMITED, with the seconds to wait; the answer held a while) before
+ * any lookup or hash. Then the lockouts: a locked attempt answers like a wrong password, without hashing (what it would
+ * tell by being quick, its source already knows: it failed there); each lockout is logged and
+ * counted in the metrics. Failure counters live in PostgreSQL, so every instance sees them.
  */
 export class LoginGuard {
   constructor(
     private readonly orm: Orm,
     private readonly accounts: AccountDirectory,
     private readonly logger: Logger,
+    private readonly budget: PasswordBudget,
     private readonly settings: LoginGuardSettings = DEFAULT_LOGIN_GUARD,
+    private readonly refusals = new RefusalHold(),
   ) {}
+
+  /** Spends one hash of the password budget for `source`, or refuses with RATE_LIMITED (held a while). */
+  async admitHash(source: string, path: PasswordPath): Promise<void> {
+    const wait = await this.budget.spend(source);
+    if (wait === 0) return;
+    loginFailures.inc({ path, reason: 'rate_limited' });
+    await this.refusals.hold();
+    throw passwordBudgetSpent(wait);
+  }
 
   /**
    * The account, when the credentials match and no lock refuses this source. Credentials with a
@@ -124,6 +138,7 @@ export class LoginGuard {
     path: PasswordPath,
     check: () => Promise<T | null>,
   ): Promise<T | null> {
+    await this.admitHash(source, path);
     // Looked up for every name, known or not, so the answer's timing tells nothing.
     const accountId = await this.accounts.accountIdOf(loginName);
     const keys = failureKeys(loginName, source, accountId);
@@ -132,8 +147,6 @@ export class LoginGuard {
     if (lock) {
       loginFailures.inc({ path, reason: 'locked' });
       this.logger.warn({ lock, source, path }, 'login refused: locked after repeated failures');
-      // About as slow as a real check, so a lock cannot be told from a wrong password by timing.
-      await this.accounts.authenticate('', 'not a password').catch(() => null);
       return null;
     }
     const result = await check();

@@ -70,6 +70,8 @@ export class SessionsService {
   }
 
   async signUp(scope: Scope, input: NewAccount): Promise<{ session: Session; user: UserRecord }> {
+    // Hashing the new password costs what a check does, so it draws on the same budget.
+    await this.guard.admitHash(scope.remoteAddress, 'sign_up');
     const user = await this.users.signUp(scope, input);
     return { session: await this.open(user.id), user };
   }

@@ -1,4 +1,5 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { unwrapResolverError } from '@apollo/server/errors';
 import {
   ApolloServerPluginCacheControlDisabled,
   ApolloServerPluginInlineTraceDisabled,
@@ -7,6 +8,7 @@ import {
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from '../infra/logger';
 import { boundedLabel, graphqlOperations } from '../infra/metrics';
+import { retryAfterOf } from '../kernel/errors';
 import type { Scope } from '../kernel/scope';
 import { recordAccess } from './access-trail';
 import { formatError, isUnexpected } from './errors';
@@ -54,6 +56,28 @@ function countOperations(): ApolloServerPlugin<Scope> {
   };
 }
 
+/**
+ * A refusal for a spent budget (logIn, signUp) answers HTTP 429 with Retry-After, as REST does,
+ * when nothing else of the operation was answered (a client retrying the whole request then
+ * repeats nothing that succeeded); the seconds to wait are in the error's extensions too.
+ */
+function answerRateLimits(): ApolloServerPlugin<Scope> {
+  return {
+    async requestDidStart() {
+      return {
+        async willSendResponse({ errors, response }) {
+          const waits = (errors ?? []).map((error) => retryAfterOf(unwrapResolverError(error)));
+          const retryAfter = Math.max(0, ...waits.filter((wait) => wait !== undefined));
+          const answered = response.body.kind !== 'single' || response.body.singleResult.data != null;
+          if (retryAfter === 0 || answered) return;
+          response.http.status = 429;
+          response.http.headers.set('retry-after', String(retryAfter));
+        },
+      };
+    },
+  };
+}
+
 export function createApolloServer(schema: GraphQLSchema, logger: Logger): ApolloServer<Scope> {
   return new ApolloServer<Scope>({
     schema,
@@ -72,6 +96,7 @@ export function createApolloServer(schema: GraphQLSchema, logger: Logger): Apoll
     plugins: [
       logUnexpectedErrors(logger),
       countOperations(),
+      answerRateLimits(),
       requestLimits(),
       // After the limits: a refused operation is never looked into.
       recordAccess(),

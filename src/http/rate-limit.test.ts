@@ -12,4 +12,10 @@ describe('RateLimiter', () => {
     expect(limiter.take('a', start + 200)).toBe(0);
     expect(limiter.take('a', start + 200)).toBeGreaterThan(0);
   });
+
+  it('allows bursts of the capacity it is given instead', () => {
+    const limiter = new RateLimiter(5, 1);
+    expect([limiter.take('a', 0), limiter.take('a', 0)]).toEqual([0, 1]);
+    expect(limiter.take('a', 200)).toBe(0);
+  });
 });

@@ -7,15 +7,15 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
  */
 export const registry = new Registry();
 
-/** Where a password is checked. */
-export type PasswordPath = 'login_page' | 'legacy_login' | 'password_grant' | 'current_password';
+/** Where a password is checked (or, for a sign-up, hashed). */
+export type PasswordPath = 'login_page' | 'legacy_login' | 'password_grant' | 'current_password' | 'sign_up';
 
 /** What repeated failures lock: one account from one source, a source, or an account under attack. */
 export type LockKind = 'account_source' | 'source' | 'account';
 
 export const loginFailures = new Counter<'path' | 'reason'>({
   name: 'islet_login_failures_total',
-  help: 'Refused password checks, by where the password was checked and why (invalid_credentials or locked).',
+  help: 'Refused password checks, by where the password was checked and why (invalid_credentials, locked, or rate_limited: the password budget was spent).',
   labelNames: ['path', 'reason'],
   registers: [registry],
 });
@@ -24,6 +24,18 @@ export const loginLockouts = new Counter<'path' | 'lock'>({
   name: 'islet_login_lockouts_total',
   help: 'Lockouts started by repeated failed password checks, by where the last one was checked and what was locked.',
   labelNames: ['path', 'lock'],
+  registers: [registry],
+});
+
+export const passwordHashes = new Counter({
+  name: 'islet_password_hashes_total',
+  help: 'argon2id hashes computed: password checks (decoys included) and new passwords.',
+  registers: [registry],
+});
+
+export const passwordBudgetRate = new Gauge({
+  name: 'islet_password_budget_per_second',
+  help: 'Password hashes per second this instance admits in all (PASSWORD_CHECKS_PER_SECOND, else measured at start-up); one source gets half.',
   registers: [registry],
 });
 

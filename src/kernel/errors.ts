@@ -39,6 +39,14 @@ export const notFound = (message: string) => new AppError('NOT_FOUND', message);
 export const invalid = (message: string, field?: string) =>
   new AppError('INVALID', message, field === undefined ? {} : { field });
 export const conflict = (message: string) => new AppError('CONFLICT', message);
+/** Refused until a budget refills: `retryAfter` (whole seconds) goes to clients, as Retry-After on HTTP. */
+export const rateLimited = (message: string, retryAfter: number) =>
+  new AppError('RATE_LIMITED', message, { retryAfter });
+/** The seconds a RATE_LIMITED error asks its client to wait; undefined for any other error. */
+export function retryAfterOf(error: unknown): number | undefined {
+  if (!(error instanceof AppError) || error.code !== 'RATE_LIMITED') return undefined;
+  return typeof error.details.retryAfter === 'number' ? error.details.retryAfter : undefined;
+}
 /** `cause` is logged with the request id, never shown: it may name endpoints, paths or keys. */
 export const unavailable = (message: string, cause?: unknown) =>
   new AppError('UNAVAILABLE', message, {}, cause === undefined ? undefined : { cause });

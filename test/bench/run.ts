@@ -10,6 +10,7 @@ import { sharingScenarios } from './scenarios/sharing';
 import { tokenScenarios } from './scenarios/tokens';
 import { tideScenarios } from './scenarios/tide';
 import { accessLogScenarios } from './scenarios/access-log';
+import { loginFloodScenarios } from './scenarios/login-flood';
 import { startBenchEnvironment, type BenchEnvironment } from './setup';
 
 /**
@@ -25,6 +26,7 @@ const SCENARIOS: Record<string, (env: BenchEnvironment) => Promise<Measurement[]
   'clinic-patient-filters': clinicPatientFilterScenarios,
   tide: tideScenarios,
   'access-log': accessLogScenarios,
+  'login-flood': loginFloodScenarios,
 };
 
 /** BENCH_ONLY=accounts,s3-content runs some scenarios; BENCH_SECONDS sets each run's length. */

@@ -3,7 +3,9 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { HTTP_STATUS } from '../../http/http-errors';
 import { bodyError } from '../../http/body-parsing';
 import { isDatabaseUnavailable } from '../../infra/database/availability';
+import { retryAfterOf } from '../../kernel/errors';
 import type { Logger } from '../../infra/logger';
+import type { Account } from '../accounts';
 import type { BrokerLogin } from '../brokering/broker-login';
 import type { BrokerService } from '../brokering/broker.service';
 import type { BrokerStates } from '../brokering/broker-states';
@@ -186,7 +188,19 @@ export class InteractionRoutes {
         error: 'Enter your email and password.',
       });
     }
-    const account = await this.guard.verify(username, password, req.ip ?? 'unknown', 'login_page');
+    let account: Account | null;
+    try {
+      account = await this.guard.verify(username, password, req.ip ?? 'unknown', 'login_page');
+    } catch (error) {
+      const retryAfter = retryAfterOf(error);
+      if (retryAfter === undefined) throw error;
+      res.setHeader('Retry-After', String(retryAfter));
+      return this.renderLogin(res, runtime, interaction, {
+        status: 429,
+        username,
+        error: `Too many sign-in attempts. Try again in ${retryAfter} seconds.`,
+      });
+    }
     // The same answer whether the account does not exist, the password is wrong or it is locked.
     if (!account)
       return this.renderLogin(res, runtime, interaction, {

@@ -1,4 +1,5 @@
 import Provider, { errors, type KoaContextWithOIDC } from 'oidc-provider';
+import { retryAfterOf } from '../../kernel/errors';
 import type { AccountDirectory } from '../accounts';
 import type { LoginGuard } from '../login-guard';
 import { isTrustedPartner } from './clients';
@@ -16,6 +17,19 @@ function required(ctx: KoaContextWithOIDC, name: string): string {
   if (typeof value !== 'string' || value === '')
     throw new errors.InvalidRequest(`missing required parameter '${name}'`);
   return value;
+}
+
+/**
+ * A spent password budget as the token endpoint answers it: 429, Retry-After and OAuth's
+ * `temporarily_unavailable` (what the endpoint's own rate limit answers). Other errors pass.
+ */
+function budgetRefusal(ctx: KoaContextWithOIDC, error: unknown): unknown {
+  const retryAfter = retryAfterOf(error);
+  if (retryAfter === undefined) return error;
+  ctx.set('Retry-After', String(retryAfter));
+  const refusal = new errors.OIDCProviderError(429, 'temporarily_unavailable');
+  refusal.error_description = (error as Error).message;
+  return refusal;
 }
 
 /**
@@ -38,7 +52,9 @@ export function registerPasswordGrant(
       const username = required(ctx, 'username');
       const password = required(ctx, 'password');
       const scope = grantedScope(ctx.oidc.requestParamScopes);
-      const account = await guard.verify(username, password, ctx.ip, 'password_grant');
+      const account = await guard.verify(username, password, ctx.ip, 'password_grant').catch((error: unknown) => {
+        throw budgetRefusal(ctx, error);
+      });
       if (!account) throw invalidGrant('Invalid user credentials');
       const { grantId: _grantId, ...body } = await issueUserTokens(provider, resourceServer, {
         accountId: account.id,

@@ -4,7 +4,6 @@ import { isAuthenticated } from '../../kernel/principal';
 import type { Scope } from '../../kernel/scope';
 import { assertEmail, assertEmails, assertUserId } from '../../kernel/validation';
 import type { AccessPolicy } from '../permissions/access-policy';
-import { verifyPassword } from './password-hash';
 import { UserSchema, type UserRecord } from './user.entity';
 import { userLoader } from './users.loaders';
 import type { AccountAddress, UsersService } from './users.service';
@@ -103,7 +102,7 @@ export class AccountLifecycleService {
     }
     if (principal.userId === user.id && !principal.isServer) {
       const confirmed =
-        typeof password === 'string' && !!user.passwordHash && (await verifyPassword(password, user.passwordHash));
+        typeof password === 'string' && password !== '' && (await this.users.isOwnPassword(scope, user, password));
       if (!confirmed) throw new AppError('PASSWORD_REQUIRED', 'Missing id and/or password');
     } else {
       // Custodian through a clinic deletes only for the clinic's admins (the access policy's clinic control).

@@ -1,5 +1,9 @@
+import fs from 'node:fs/promises';
 import { describe, expect, it } from '@jest/globals';
-import { hashPassword, verifyPassword } from './password-hash';
+import { registry } from '../../infra/metrics';
+import { hashPassword, hashSlots, measureChecksPerSecond, verifyPassword } from './password-hash';
+
+const hashesSoFar = async () => (await registry.getSingleMetric('islet_password_hashes_total')!.get()).values[0].value;
 
 describe('password hashes', () => {
   it('are salted argon2id in PHC format and verify only the right password', async () => {
@@ -10,5 +14,44 @@ describe('password hashes', () => {
     expect(await verifyPassword('correct-horse', first)).toBe(true);
     expect(await verifyPassword('correct-horsE', first)).toBe(false);
     expect(await verifyPassword('correct-horse', 'not-a-hash')).toBe(false);
+  });
+
+  it('are counted at /metrics, each one computed', async () => {
+    const stored = await hashPassword('correct-horse');
+    const before = await hashesSoFar();
+    await verifyPassword('correct-horse', stored);
+    await verifyPassword('correct-horse', 'not-a-hash');
+    expect((await hashesSoFar()) - before).toBe(1);
+  });
+});
+
+describe('hashing beside file reads', () => {
+  it('keeps two threads of the pool and half the cores free of hashing', () => {
+    expect(hashSlots(4, 2)).toBe(1);
+    expect(hashSlots(4, 8)).toBe(2);
+    expect(hashSlots(16, 8)).toBe(4);
+    expect(hashSlots(64, 8)).toBe(4);
+    expect(hashSlots(2, 32)).toBe(1);
+  });
+
+  it('lets a file read through while a flood of hashes waits, instead of queueing it behind them', async () => {
+    const stored = await hashPassword('correct-horse');
+    let finished = 0;
+    const flood = Array.from({ length: 12 }, () =>
+      verifyPassword('wrong-horse', stored).then(() => {
+        finished += 1;
+      }),
+    );
+    await fs.readFile(__filename);
+    // Only hashes that were already running may finish first; a queue in the threadpool would
+    // make the read wait for every hash ahead of it (libuv serves its queue in order).
+    expect(finished).toBeLessThanOrEqual(hashSlots(4));
+    await Promise.all(flood);
+  });
+
+  it('measures how many checks per second its slots can hash', async () => {
+    const rate = await measureChecksPerSecond(1);
+    expect(rate).toBeGreaterThan(0);
+    expect(Number.isFinite(rate)).toBe(true);
   });
 });

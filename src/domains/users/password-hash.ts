@@ -1,5 +1,9 @@
 import { argon2, randomBytes, timingSafeEqual } from 'node:crypto';
+import os from 'node:os';
+import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
+import { passwordHashes } from '../../infra/metrics';
+import { ConcurrencyLimit } from '../../kernel/concurrency-limit';
 
 /**
  * argon2id (memory-hard) with OWASP's baseline parameters, stored in PHC string format so the
@@ -15,8 +19,31 @@ interface Argon2Cost {
   parallelism: number;
 }
 
+/** libuv's default threadpool size, until limitConcurrentHashes is told the process's own. */
+const DEFAULT_THREADPOOL_SIZE = 4;
+
+/**
+ * How many hashes may run at once: argon2 runs on libuv's threadpool, which file reads (blob
+ * downloads) share, so two of its threads always stay free of hashing, and hashing never takes
+ * more than half the cores, so requests keep the other half.
+ */
+export function hashSlots(threadpoolSize: number, cores = os.availableParallelism()): number {
+  return Math.max(1, Math.min(threadpoolSize - 2, Math.ceil(cores / 2)));
+}
+
+/** One per process, as the threadpool it protects; hashes beyond it wait their turn. */
+const hashing = new ConcurrencyLimit(hashSlots(DEFAULT_THREADPOOL_SIZE));
+
+/** Sizes the hashing slots for the process's threadpool (UV_THREADPOOL_SIZE). */
+export function limitConcurrentHashes(threadpoolSize: number): void {
+  hashing.resize(hashSlots(threadpoolSize));
+}
+
 async function tag(password: string, salt: Buffer, params: Argon2Cost): Promise<Buffer> {
-  return derive('argon2id', { message: password, nonce: salt, tagLength: TAG_LENGTH, ...params });
+  return hashing.run(() => {
+    passwordHashes.inc();
+    return derive('argon2id', { message: password, nonce: salt, tagLength: TAG_LENGTH, ...params });
+  });
 }
 
 export async function hashPassword(password: string): Promise<string> {
@@ -39,10 +66,27 @@ export async function verifyPassword(password: string, stored: string): Promise<
 }
 
 let decoy: Promise<string> | undefined;
+const decoyHash = () => (decoy ??= hashPassword(randomBytes(12).toString('base64url')));
 
 /** Spends the same time as a real check, so a missing account is not revealed by timing. */
 export async function verifyAgainstDecoy(password: string): Promise<false> {
-  decoy ??= hashPassword(randomBytes(12).toString('base64url'));
-  await verifyPassword(password, await decoy);
+  await verifyPassword(password, await decoyHash());
   return false;
+}
+
+/**
+ * Password checks per second this process can hash: its hashing slots over the median time of
+ * one check, timed one at a time (a few checks, at start-up). A busy machine measures fewer,
+ * which errs on the safe side.
+ */
+export async function measureChecksPerSecond(samples = 3): Promise<number> {
+  const stored = await decoyHash();
+  const durations: number[] = [];
+  for (let sample = 0; sample < samples; sample += 1) {
+    const start = performance.now();
+    await verifyPassword('a password to time', stored);
+    durations.push(performance.now() - start);
+  }
+  const median = durations.sort((a, b) => a - b)[Math.floor(samples / 2)];
+  return (hashing.limit * 1000) / Math.max(median, 1);
 }

@@ -163,13 +163,20 @@ export class UsersService {
     }
     const { userId } = scope.principal;
     const caller = userId === account.id ? account : userId ? await userLoader(scope).load(userId) : null;
-    const loginName = caller?.username ?? caller?.emails[0];
-    const hash = caller?.passwordHash;
-    const confirmed =
-      !!loginName &&
-      !!hash &&
-      (await this.guardedCheck(loginName, scope.remoteAddress, () => verifyPassword(presented, hash)));
-    if (!confirmed) throw forbidden('currentPassword is not the current password');
+    if (!caller || !(await this.isOwnPassword(scope, caller, presented))) {
+      throw forbidden('currentPassword is not the current password');
+    }
+  }
+
+  /**
+   * Whether `presented` is the account's password, checked like a login: guesses count towards
+   * lockouts and spend the password budget (a spent one refuses with RATE_LIMITED).
+   */
+  async isOwnPassword(scope: Scope, account: UserRecord, presented: string): Promise<boolean> {
+    const loginName = account.username ?? account.emails[0];
+    const hash = account.passwordHash;
+    if (!loginName || !hash) return false;
+    return this.guardedCheck(loginName, scope.remoteAddress, () => verifyPassword(presented, hash));
   }
 
   /** The most entries one lookup by ids takes. */

@@ -9,7 +9,7 @@ import type { AccountDirectory } from './accounts';
 import type { LoginGuard } from './login-guard';
 import type { SessionRevocations } from './session-revocations';
 import { realmUnavailable } from './endpoints/unavailable';
-import { DEV_CLIENT_ID, registerClients, type ClientDefinition } from './oidc/clients';
+import { DEV_CLIENT_ID, registerClients, removeUndefinedClients, type ClientDefinition } from './oidc/clients';
 import type { ResourceServerInfo } from './oidc/issue-tokens';
 import { KEYS_ROTATED_CHANNEL, loadRealmKeys, publicJwk } from './oidc/keys';
 import { registerPasswordGrant } from './oidc/password-grant';
@@ -64,8 +64,10 @@ export class Realms {
         .catch((error: unknown) => options.logger.error({ err: error, realm }, 'reloading rotated keys failed'));
     });
     for (const realm of REALMS) {
-      for (const clientId of await registerClients(options.orm, realm, options.clients.get(realm) ?? [])) {
-        realms.keptSecrets.add(clientId);
+      const definitions = options.clients.get(realm) ?? [];
+      for (const clientId of await registerClients(options.orm, realm, definitions)) realms.keptSecrets.add(clientId);
+      for (const clientId of await removeUndefinedClients(options.orm, realm, definitions)) {
+        options.logger.warn({ realm, clientId }, 'removed a stored client that this start no longer defines');
       }
     }
     realms.checkDevelopmentClientSecret();

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import type { Orm } from '../../infra/database/orm';
+import { arrayLiteral } from '../../kernel/sql';
 import { REALMS, type Config, type Realm } from '../../config';
 import { generateClientSecret, hashClientSecret, verifyClientSecret } from './client-secrets';
 import { SUPPORTED_SCOPES } from './scopes';
@@ -201,6 +202,26 @@ export async function registerClients(orm: Orm, realm: Realm, definitions: Clien
     }
   }
   return differing;
+}
+
+/**
+ * Removes the realm's stored clients that this start does not define, naming them: the clients
+ * of a deployment are the ones its settings define now, so a client taken out of
+ * OIDC_CLIENTS_FILE, or the development client once the database serves production mode, stops
+ * working instead of lingering in the database from an earlier start.
+ */
+export async function removeUndefinedClients(
+  orm: Orm,
+  realm: Realm,
+  definitions: ClientDefinition[],
+): Promise<string[]> {
+  const rows = await orm.em
+    .getConnection()
+    .execute<{ id: string }[]>(
+      `delete from oidc_records where realm = ? and model = 'Client' and not (id = any(?::text[])) returning id`,
+      [realm, arrayLiteral(definitions.map((definition) => definition.client_id))],
+    );
+  return rows.map((row) => row.id);
 }
 
 /**

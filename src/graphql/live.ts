@@ -36,10 +36,16 @@ function renewingScope<T>(events: AsyncIterable<T>, scope: Scope): AsyncIterable
     [Symbol.asyncIterator]() {
       return this;
     },
-    next() {
+    async next() {
       scope.em = scope.em.fork();
       scope.loaders = new LoaderRegistry();
-      return source.next();
+      try {
+        return await source.next();
+      } catch (error) {
+        // The refusal that ends the subscription goes to the access log with it.
+        await scope.accessTrail.flush(scope);
+        throw error;
+      }
     },
     return: async () => (await source.return?.()) ?? { done: true, value: undefined },
   };

@@ -205,7 +205,10 @@ export function graphqlWebSocket({
         if (ctx.extra.connection) ctx.extra.connection.subscriptions -= 1;
       },
       onError: (_ctx, _id, _payload, errors) => formatted(errors),
-      onNext: (ctx, _id, _payload, _args, result: ExecutionResult) => {
+      onNext: async (ctx, _id, _payload, args, result: ExecutionResult) => {
+        // What the event was read with goes to the access log before it is sent, as an HTTP answer's does.
+        const scope = args.contextValue as Scope;
+        await scope.accessTrail.flush(scope);
         // A session ended since the connection authenticated (logout, password change): nothing more is sent.
         const connection = ctx.extra.connection;
         if (connection && !authenticator.isLive(connection.principal)) {

@@ -130,6 +130,17 @@ async function joinClinic(clinic: { id: string; shareCode: string }, admin: Test
   expect(accepted.status).toBe(200);
 }
 
+/** A clinic of a new admin with a new CLINIC_MEMBER, and new accounts under these names as its patients. */
+async function clinicWithPatients(...names: string[]) {
+  const [admin, member, ...patients] = await Promise.all(
+    ['admin', 'member', ...names].map((name) => signUp(app, name)),
+  );
+  const clinic = await newClinic(app, admin);
+  await addClinician(app, await serverLogin(), clinic.id, member, ['CLINIC_MEMBER']);
+  for (const patient of patients) await joinClinic(clinic, admin, patient);
+  return { clinic, admin, member, patients: patients as [TestAccount, ...TestAccount[]] };
+}
+
 /** `owner` gives `grantee` these permissions on its data (`{}` takes them back). */
 async function share(owner: TestAccount, grantee: TestAccount, permissions: Record<string, unknown>) {
   const reply = await call(app.url, `/access/${owner.userid}/${grantee.userid}`, {
@@ -138,6 +149,10 @@ async function share(owner: TestAccount, grantee: TestAccount, permissions: Reco
   });
   expect(reply.status).toBe(200);
 }
+
+/** The entries of the account's access log, as it reads them. */
+const accessLogOf = async (account: TestAccount): Promise<Record<string, unknown>[]> =>
+  (await call(app.url, `/v1/users/${account.userid}/access_log`, { token: account.token })).body;
 
 /** Plain arithmetic: the mean of mg/dL readings in mmol/L, each rounded to five decimals as stored. */
 const meanMmol = (mgdl: number[]) =>
@@ -183,12 +198,12 @@ describe('glucoseSummaryUpdated', () => {
 
 describe('clinicPatientSummaryUpdated', () => {
   it('pushes changes of the clinic’s patients to its clinicians, and only theirs', async () => {
-    const [admin, member, patient, other] = await Promise.all(
-      ['admin', 'member', 'patient', 'other'].map((name) => signUp(app, name)),
-    );
-    const clinic = await newClinic(app, admin);
-    await addClinician(app, await serverLogin(), clinic.id, member, ['CLINIC_MEMBER']);
-    await joinClinic(clinic, admin, patient);
+    const {
+      clinic,
+      member,
+      patients: [patient],
+    } = await clinicWithPatients('patient');
+    const other = await signUp(app, 'other');
 
     const outsider = await connect(secondUrl, other.token).subscribe(CLINIC_UPDATES, { clinicId: clinic.id }).next();
     expect(outsider.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
@@ -232,6 +247,13 @@ describe('access revoked while following', () => {
     const serving = await liveCount();
     await uploadReadings(patient, [130]);
     await endsForbidden(updates, serving);
+    // The patient's access log shows the viewer following, then refused.
+    await eventually(async () => {
+      const viewers = (await accessLogOf(patient)).filter((entry) => entry.accessorUserId === viewer.userid);
+      return ['allowed', 'refused'].every((outcome) =>
+        viewers.some((entry) => entry.operation === 'glucoseSummaryUpdated' && entry.outcome === outcome),
+      );
+    }, 'the access log shows the subscription allowed, then refused');
     // Only that subscription ends: the connection serves the viewer's own account still.
     const own = await following(live, USER_UPDATES, { userId: viewer.userid });
     await uploadReadings(viewer, [140]);
@@ -240,19 +262,29 @@ describe('access revoked while following', () => {
   });
 
   it('ends what a clinician followed through a clinic once the patient, then the clinician, leaves it', async () => {
-    const [admin, member, patient, other] = await Promise.all(
-      ['admin', 'member', 'leaving', 'staying'].map((name) => signUp(app, name)),
-    );
-    const clinic = await newClinic(app, admin);
-    await addClinician(app, await serverLogin(), clinic.id, member, ['CLINIC_MEMBER']);
-    await joinClinic(clinic, admin, patient);
-    await joinClinic(clinic, admin, other);
+    const {
+      clinic,
+      admin,
+      member,
+      patients: [patient, other],
+    } = await clinicWithPatients('leaving', 'staying');
     const live = connect(app.url, member.token);
     const patientUpdates = await following(live, USER_UPDATES, { userId: patient.userid });
     const clinicUpdates = await following(live, CLINIC_UPDATES, { clinicId: clinic.id });
     await uploadReadings(patient, [120]);
     expect((await patientUpdates.next()).data!.glucoseSummaryUpdated.userId).toBe(patient.userid);
     expect((await clinicUpdates.next()).data!.clinicPatientSummaryUpdated.userId).toBe(patient.userid);
+    // Reading the patient's record for the event is on the patient's access log, through the clinic.
+    await eventually(
+      async () =>
+        (await accessLogOf(patient)).some(
+          (entry) =>
+            entry.accessorUserId === member.userid &&
+            entry.operation === 'clinicPatientSummaryUpdated' &&
+            entry.clinicId === clinic.id,
+        ),
+      'the access log shows the clinician reading the patient’s record',
+    );
 
     const removePatient = `/v1/clinics/${clinic.id}/patients/${patient.userid}`;
     expect((await call(app.url, removePatient, { method: 'DELETE', token: admin.token })).status).toBe(204);

@@ -94,13 +94,12 @@ describe('a summary rebuild of a full window', () => {
     const windowStart = NEWEST - 1000 * HOUR - 30 * 60_000;
     expect((await upload(attacker, attackerDataset, [cbg(windowStart, 120)])).status).toBe(200);
     expect((await upload(victim, victimDataset, [cbg(NEWEST, 100), cbg(NEWEST + 300_000, 110)])).status).toBe(200);
-    const uploaded = Date.now();
+    // The deadline the issue sets: the victim's change is pushed within a second of its upload.
     const pushed = await Promise.race([
       updates.next(),
       new Promise<null>((resolve) => setTimeout(() => resolve(null), 1_000)),
     ]);
     expect(pushed?.data?.glucoseSummaryUpdated).toEqual({ userId: victim.userid });
-    expect(Date.now() - uploaded).toBeLessThan(1_000);
     // It came before the rebuild ended, and the rebuild ends: the new record is the oldest one counted.
     expect((await summaryDates(attacker)).outdatedSince).not.toBeNull();
     await eventually(

@@ -33,6 +33,7 @@ const gql = async (token: string, query: string, input: Record<string, unknown>)
 const SET_PERMISSIONS = 'mutation ($input: SetPermissionsInput!) { setPermissions(input: $input) { permissions } }';
 const DELETE_USER = 'mutation ($input: DeleteUserInput!) { deleteUser(input: $input) { deletedUserId } }';
 const UPDATE_USER = 'mutation ($input: UpdateUserInput!) { updateUser(input: $input) { user { userId } } }';
+const REMOVE_CLINICIAN = 'mutation ($input: RemoveClinicianInput!) { removeClinician(input: $input) { userId } }';
 const codeOf = (body: { errors?: { extensions: { code: string } }[] }) => body.errors?.[0]?.extensions.code;
 
 /** A staffed clinic and a patient account it created (the clinic holds custodian on it). */
@@ -115,11 +116,39 @@ describe('granting through a clinic’s custodian', () => {
     ).toBeLessThan(300);
     expect(await heldBy(patientId, second.userid)).toBeNull();
     expect((await as(second.token, `/v1/users/${patientId}`)).status).toBe(403);
-    // The member's direct grant goes with it when it leaves.
-    expect(
-      (await as(member.token, `/v1/clinics/${clinicId}/clinicians/${member.userid}`, { method: 'DELETE' })).status,
-    ).toBeLessThan(300);
+    // The member's direct grant goes with it when it leaves (here over GraphQL).
+    const left = await gql(member.token, REMOVE_CLINICIAN, { clinicId, userId: member.userid });
+    expect(left.errors).toBeUndefined();
     expect(await heldBy(patientId, member.userid)).toBeNull();
+  });
+
+  it('over GraphQL too: the grant is logged with the clinic, and ends when its maker leaves', async () => {
+    const { clinicId, admin, outsider, patientId } = await clinicPatient();
+    const second = await signUp(app, 'second-admin');
+    const added = await as(server, `/v1/clinics/${clinicId}/clinicians`, {
+      json: { id: second.userid, email: second.email, roles: ['CLINIC_ADMIN'] },
+    });
+    expect(added.status).toBe(200);
+    const granted = await gql(second.token, SET_PERMISSIONS, {
+      sharerId: patientId,
+      userId: outsider.userid,
+      permissions: ['VIEW'],
+    });
+    expect(granted.errors).toBeUndefined();
+    const log = await graphql(
+      app.url,
+      'query ($id: ID!) { user(id: $id) { accessLog { nodes { accessorUserId operation outcome clinicId } } } }',
+      { id: patientId },
+      server,
+    );
+    expect(log.body.data.user.accessLog.nodes).toEqual(
+      expect.arrayContaining([
+        { accessorUserId: second.userid, operation: 'setPermissions', outcome: 'ALLOWED', clinicId },
+      ]),
+    );
+    const removed = await gql(admin.token, REMOVE_CLINICIAN, { clinicId, userId: second.userid });
+    expect(removed.errors).toBeUndefined();
+    expect(await heldBy(patientId, outsider.userid)).toBeNull();
   });
 });
 

@@ -11,6 +11,7 @@ import { tokenScenarios } from './scenarios/tokens';
 import { tideScenarios } from './scenarios/tide';
 import { accessLogScenarios } from './scenarios/access-log';
 import { loginFloodScenarios } from './scenarios/login-flood';
+import { legacyPagingScenarios } from './scenarios/legacy-paging';
 import { startBenchEnvironment, type BenchEnvironment } from './setup';
 
 /**
@@ -27,6 +28,7 @@ const SCENARIOS: Record<string, (env: BenchEnvironment) => Promise<Measurement[]
   tide: tideScenarios,
   'access-log': accessLogScenarios,
   'login-flood': loginFloodScenarios,
+  'legacy-paging': legacyPagingScenarios,
 };
 
 /** BENCH_ONLY=accounts,s3-content runs some scenarios; BENCH_SECONDS sets each run's length. */

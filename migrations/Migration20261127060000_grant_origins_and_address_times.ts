@@ -18,7 +18,7 @@ export class Migration20261127060000_grant_origins_and_address_times extends Mig
 
   override up(): void | Promise<void> {
     this.addSql(`alter table "permission_grants" add column "clinic_id" varchar(24) null, add column "granted_by" varchar(10) null;`);
-    this.addSql(`create index "permission_grants_clinic_id_index" on "permission_grants" ("clinic_id") where "clinic_id" is not null;`);
+    this.addSql(`create index "permission_grants_clinic_id_index" on "permission_grants" ("clinic_id");`);
     this.addSql(`alter table "user_emails" add column "added_time" timestamptz null;`);
     this.addSql(`update "user_emails" e set "added_time" = u."created_time" from "users" u where u."id" = e."user_id";`);
     this.addSql(`alter table "user_emails" alter column "added_time" set not null;`);

@@ -13,7 +13,7 @@ export const PermissionGrantSchema = defineEntity({
     sharerId: p.string().primary().length(10),
     granteeId: p.string().primary().length(10).index(),
     permissions: p.array().columnType('text[]'),
-    clinicId: p.string().length(24).nullable(),
+    clinicId: p.string().length(24).nullable().index(),
     /** The account that made the grant; null for a server. */
     grantedBy: p.string().length(10).nullable(),
     createdTime: p.datetime(),

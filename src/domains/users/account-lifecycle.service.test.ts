@@ -89,6 +89,17 @@ describe('a person signing up with an address a custodial account holds', () => 
     expect(await heldBy(parent, child.id)).toEqual(['custodian', 'view', 'upload']);
   });
 
+  it('two people signing up with it at once: one takes it, the other is told it is taken', async () => {
+    const parent = await world.account();
+    const address = email();
+    await lifecycle.createCustodial(as(asUser(parent)), parent, { username: address });
+    const outcomes = await Promise.all([1, 2, 3].map(() => outcomeOf(signUp(address))));
+    expect(outcomes.sort()).toEqual(['CONFLICT', 'CONFLICT', 'ok']);
+    const holders = await world.database.query(`select id from users where $1 = any(emails)`, [address]);
+    expect(holders).toHaveLength(1);
+    expect((await world.services.users.findByEmail(world.orm.em.fork(), address))?.id).toBe(holders[0]!.id);
+  });
+
   it('an address of an account with a password of its own, or of an account nobody created for someone, stays taken', async () => {
     const [owned, provisioned] = [email(), email()];
     await world.account({ email: owned, passwordHash });

@@ -347,11 +347,21 @@ export class UsersService {
         tx.persist(user);
         await tx.flush();
         await tx.nativeDelete(UserEmailSchema, { user: user.id, email: { $nin: [...addresses] } });
-        const existing = await tx.find(UserEmailSchema, { email: { $in: [...addresses] } }, { populate: ['user'] });
+        // Locked: two sign-ups taking the same custodial address one after the other, the second
+        // finds it already taken by the first, not still the custodial account's.
+        const existing = await tx.find(
+          UserEmailSchema,
+          { email: { $in: [...addresses] } },
+          { lockMode: LockMode.PESSIMISTIC_WRITE },
+        );
+        const holderOf = (row: (typeof existing)[number]) => row.user as unknown as UserRecord;
+        const others = existing.filter((row) => holderOf(row).id !== user.id);
+        // The holders' records, into the identity map where the rows' references point.
+        if (takesCustodialAddresses && others.length)
+          await tx.find(UserSchema, { id: { $in: others.map((row) => holderOf(row).id) } });
         const addedTime = new Date();
-        for (const row of existing) {
-          const holder = row.user as unknown as UserRecord;
-          if (holder.id === user.id) continue;
+        for (const row of others) {
+          const holder = holderOf(row);
           if (!takesCustodialAddresses || !isCustodial(holder))
             throw conflict(`${row.email} is already used by another account`);
           Object.assign(holder, releasing(holder, row.email), { modifiedTime: addedTime, modifiedUserId: null });

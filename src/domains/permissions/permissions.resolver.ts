@@ -59,7 +59,7 @@ export class PermissionsResolver {
 
   @Mutation(() => SetPermissionsPayload, {
     description:
-      "Replaces what a user may do with a sharer's data; an empty list removes the share. The sharer, its custodians and servers may set anything; a grantee may only remove its own share.",
+      "Replaces what a user may do with a sharer's data; an empty list removes the share. The sharer, its custodians and servers may set anything (custodian through a clinic: the clinic's CLINIC_ADMINs only, and what they grant ends when the clinic no longer backs it); a grantee may only remove its own share.",
   })
   async setPermissions(
     @Arg('input', () => SetPermissionsInput, { description: 'The sharer, the grantee and the permissions.' })

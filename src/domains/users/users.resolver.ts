@@ -50,7 +50,8 @@ export class UsersResolver {
   }
 
   @Mutation(() => UpdateUserPayload, {
-    description: 'Changes an account: its owner, its custodians and server tokens may.',
+    description:
+      'Changes an account: its owner, its custodians and server tokens may (custodian through a clinic: the clinic’s CLINIC_ADMINs only).',
   })
   async updateUser(
     @Arg('input', () => UpdateUserInput, { description: 'The account and the changes.' }) input: UpdateUserInput,
@@ -91,7 +92,7 @@ export class UsersResolver {
 
   @Mutation(() => DeleteUserPayload, {
     description:
-      'Deletes an account and everything it holds (blobs, device logs, shares). Owners confirm with their current password.',
+      'Deletes an account and everything it holds (blobs, device logs, shares). Owners confirm with their current password; custodians (through a clinic: its CLINIC_ADMINs only) and servers need none.',
   })
   async deleteUser(
     @Arg('input', () => DeleteUserInput, { description: 'The account, and the password when deleting one’s own.' })

@@ -1,17 +1,21 @@
 import { describe, expect, it } from '@jest/globals';
-import { assertFirst, decodeCursor, encodeCursor, pageArgs, pageOf, PAGE_SIZE } from './paging';
+import { assertFirst, decodeCursor, encodeCursor, pageArgs, pageOf, PAGE_SIZE, type SortKey } from './paging';
+
+/** The key of a list sorted by one text id. */
+const isIdKey = (key: SortKey) => key.length === 1 && typeof key[0] === 'string';
+const isTimeIdKey = (key: SortKey) => key.length === 2 && key.every((part) => typeof part === 'string');
 
 describe('cursors', () => {
   it('round-trip the sort key of their own list and are opaque url-safe text', () => {
     const cursor = encodeCursor('blobs:0123456789', ['2024-01-02T03:04:05.000Z', 'abc']);
     expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
     expect(cursor).not.toContain('0123456789');
-    expect(decodeCursor(cursor, 'blobs:0123456789')).toEqual(['2024-01-02T03:04:05.000Z', 'abc']);
+    expect(decodeCursor(cursor, 'blobs:0123456789', 'after', isTimeIdKey)).toEqual(['2024-01-02T03:04:05.000Z', 'abc']);
   });
 
   it('refuse a cursor of another list, naming the argument', () => {
     const cursor = encodeCursor('blobs:0123456789', ['k']);
-    expect(() => decodeCursor(cursor, 'blobs:9876543210')).toThrow(
+    expect(() => decodeCursor(cursor, 'blobs:9876543210', 'after', isIdKey)).toThrow(
       expect.objectContaining({ code: 'INVALID', details: { field: 'after' } }),
     );
   });
@@ -25,8 +29,10 @@ describe('cursors', () => {
     ['an object in the key', Buffer.from(JSON.stringify([1, 'l', [{}]])).toString('base64url')],
     ['an empty string', ''],
     ['a very long string', 'a'.repeat(2000)],
+    ['a number where the list sorts by text', Buffer.from(JSON.stringify([1, 'l', [1e308]])).toString('base64url')],
+    ['a key of another length', Buffer.from(JSON.stringify([1, 'l', ['a', 'b']])).toString('base64url')],
   ])('refuse %s', (_case, cursor) => {
-    expect(() => decodeCursor(cursor, 'l')).toThrow(expect.objectContaining({ code: 'INVALID' }));
+    expect(() => decodeCursor(cursor, 'l', 'after', isIdKey)).toThrow(expect.objectContaining({ code: 'INVALID' }));
   });
 });
 
@@ -44,9 +50,9 @@ describe('paging rules', () => {
 
   it('start after the cursor and tell whether more rows follow from the extra row', () => {
     const rows = [{ id: 'a' }, { id: 'b' }, { id: 'c' }];
-    const first = pageOf('l', pageArgs('l', 2, null), rows, (row) => [row.id]);
+    const first = pageOf('l', pageArgs('l', 2, null, isIdKey), rows, (row) => [row.id]);
     expect(first).toMatchObject({ nodes: rows.slice(0, 2), hasNextPage: true, hasPreviousPage: false });
-    const next = pageArgs('l', 2, first.cursorAt(1));
+    const next = pageArgs('l', 2, first.cursorAt(1), isIdKey);
     expect(next.after).toEqual(['b']);
     const last = pageOf('l', next, rows.slice(2), (row) => [row.id]);
     expect(last).toMatchObject({ nodes: [{ id: 'c' }], hasNextPage: false, hasPreviousPage: true });

@@ -44,15 +44,17 @@ export function encodeCursor(list: string, key: SortKey): string {
 }
 
 /**
- * The sort key a cursor of `list` holds; a cursor that does not decode, is of another list, or
- * whose key `valid` refuses (the list's own key shape), is refused.
+ * Whether a key has the list's own shape: its parts' number and types, as its SQL compares them.
+ * Every list has one: a cursor is client input, and a number where a list sorts by text made
+ * PostgreSQL fail (42883) instead of the request.
  */
-export function decodeCursor(
-  cursor: string,
-  list: string,
-  field = 'after',
-  valid: (key: SortKey) => boolean = () => true,
-): SortKey {
+export type KeyCheck = (key: SortKey) => boolean;
+
+/**
+ * The sort key a cursor of `list` holds; a cursor that does not decode, is of another list, or
+ * whose key `valid` refuses, is refused.
+ */
+export function decodeCursor(cursor: string, list: string, field: string, valid: KeyCheck): SortKey {
   const refused = () =>
     invalid(`${field} is not a cursor of this list: pass the endCursor or a cursor of a page of the same list`, field);
   if (!/^[A-Za-z0-9_-]{1,1024}$/.test(cursor)) throw refused();
@@ -91,7 +93,7 @@ export function pageArgs(
   list: string,
   first: number | null | undefined,
   after: string | null | undefined,
-  valid?: (key: SortKey) => boolean,
+  valid: KeyCheck,
   offset?: number | null,
 ): PageArgs {
   const checked: PageArgs = {

@@ -122,6 +122,18 @@ describe('reading the access log over its records', () => {
     expect(page.nodes.map((entry) => entry.clinicId)).toEqual([CLINIC, null, CLINIC]);
   });
 
+  it('reads and counts many clinics’ logs together as each alone', async () => {
+    const clinics = [CLINIC, 'd'.repeat(24), CLINIC];
+    for (const first of [1, 2, 10]) {
+      const alone = await Promise.all(clinics.map((clinic) => service.ofClinic(scope(), clinic, { first })));
+      const batched = scope();
+      const pages = await Promise.all(clinics.map((clinic) => service.ofClinic(batched, clinic, { first })));
+      expect(pages.map(({ page }) => page.nodes)).toEqual(alone.map(({ page }) => page.nodes));
+      expect(pages[0]!.page.nodes).toHaveLength(Math.min(first, 5));
+      expect(await Promise.all(pages.map(({ count }) => count()))).toEqual([5, 0, 5]);
+    }
+  });
+
   it('filters and counts both logs by outcome and time', async () => {
     const refused = { outcome: 'REFUSED' as const };
     expect(await readAll('ofClinic', CLINIC, 1, refused)).toEqual(['r3:a000000001', 'r3:a000000002']);
@@ -186,6 +198,17 @@ describe('a user’s log over many hours', () => {
       'r-late:a000000009',
       'r-9h-late:a000000009',
     ]);
+  });
+
+  it('reads and counts many users’ logs together as each alone, a user named twice once', async () => {
+    const users = [HOURS_USER, 'a000000001', HOURS_USER, 'a000000009', 'a000000404'];
+    for (const first of [1, 3, 100]) {
+      const together = await Promise.all(users.map((user) => service.ofUser(scope(), user, { first })));
+      const batched = scope();
+      const pages = await Promise.all(users.map((user) => service.ofUser(batched, user, { first })));
+      expect(pages.map(({ page }) => page.nodes)).toEqual(together.map(({ page }) => page.nodes));
+      expect(await Promise.all(pages.map(({ count }) => count()))).toEqual([7, 3, 7, 3, 0]);
+    }
   });
 
   it('refuses a cursor of another list', async () => {

@@ -7,9 +7,8 @@ import { assertUserId } from '../../kernel/validation';
 import type { AccessPolicy } from '../permissions/access-policy';
 import { hourOf } from './access-log.hours';
 import { mayNameAccessor } from './access-log.rules';
-import { andAll, conditions, RECORD_COLUMNS, type AccessLogFilter, type StoredEntryRow } from './access-log.sql';
-import { userLogCount, userLogRows } from './access-log.user-log';
-import { ENTRY_SLOTS } from './access-log.writer';
+import { clinicLogCountLoader, clinicLogPageLoader, userLogCountLoader, userLogPageLoader } from './access-log.loaders';
+import type { AccessLogFilter, StoredEntryRow } from './access-log.sql';
 
 export type { AccessLogFilter } from './access-log.sql';
 
@@ -41,22 +40,6 @@ export type ClinicAdminCheck = (scope: Scope, clinicId: string) => Promise<void>
 /** Login names of accounts by id, without access checks (names are shown only as mayNameAccessor allows). */
 export type AccountNames = (scope: Scope, userIds: readonly string[]) => Promise<Map<string, string>>;
 
-/**
- * A clinic's log: the backward range of the records' clinic index, each record's accounts in
- * turn. `$1` is the clinic, the filter's conditions on the record (`r`) from `$2` on; `after`
- * follows them.
- */
-const CLINIC_LOG = {
-  page: (filters: readonly string[], after: string | null, limit: number) =>
-    `select r.id * ${ENTRY_SLOTS} + s.position - 1 as id, s.subject_id, ${RECORD_COLUMNS}, s.object_ids::text[] as object_ids
-       from access_log_records r, unnest(r.subject_ids, r.object_ids) with ordinality as s(subject_id, object_ids, position)
-      where r.clinic_id = $1${andAll(filters)}
-        ${after ? `and r.id <= ${after} / ${ENTRY_SLOTS} and r.id * ${ENTRY_SLOTS} + s.position - 1 < ${after}` : ''}
-      order by r.id desc, s.position desc limit ${limit}`,
-  count: (filters: readonly string[]) =>
-    `select coalesce(sum(cardinality(r.subject_ids)), 0)::int as n from access_log_records r where r.clinic_id = $1${andAll(filters)}`,
-};
-
 const isSafeInteger = (part: string | number) => typeof part === 'number' && Number.isSafeInteger(part);
 /** A user's log is ordered by hour, then entry id (access-log.user-log.ts). */
 const isUserKey = (key: SortKey) => key.length === 2 && key.every(isSafeInteger);
@@ -85,10 +68,10 @@ export class AccessLogService {
     const args = pageArgs(list, options.first, options.after, isUserKey);
     await this.access.assertAllowed(scope, userId, ['custodian']);
     await this.queuedEntries();
-    const entries = await this.named(scope, await userLogRows(scope.em, userId, filter, args));
+    const entries = await this.named(scope, await userLogPageLoader(scope, filter, args).load(userId));
     return {
       page: pageOf(list, args, entries, (entry) => [hourOf(entry.at), Number(entry.id)]),
-      count: () => userLogCount(scope.em, userId, filter),
+      count: () => userLogCountLoader(scope, filter).load(userId),
     };
   }
 
@@ -103,20 +86,10 @@ export class AccessLogService {
     const args = pageArgs(list, options.first, options.after, isClinicKey);
     await this.assertClinicAdmin(scope, clinicId);
     await this.queuedEntries();
-    const { sql, params } = conditions(filter, 2);
-    const after = args.after ? `$${params.length + 2}::bigint` : null;
-    const { rows } = await executeBound(scope.em, CLINIC_LOG.page(sql, after, args.first + 1), [
-      clinicId,
-      ...params,
-      ...(args.after ?? []),
-    ]);
-    const entries = await this.named(scope, rows as unknown as StoredEntryRow[]);
+    const entries = await this.named(scope, await clinicLogPageLoader(scope, filter, args).load(clinicId));
     return {
       page: pageOf(list, args, entries, (entry) => [Number(entry.id)]),
-      count: async () => {
-        const counted = await executeBound(scope.em, CLINIC_LOG.count(sql), [clinicId, ...params]);
-        return counted.rows[0]!.n as number;
-      },
+      count: () => clinicLogCountLoader(scope, filter).load(clinicId),
     };
   }
 

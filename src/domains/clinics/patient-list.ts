@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { invalid } from '../../kernel/errors';
+import { Loader } from '../../kernel/loader';
 import type { PageArgs, SortKey } from '../../kernel/paging';
 import type { Scope } from '../../kernel/scope';
 import { arrayLiteral, likeEscaped, rowDate } from '../../kernel/sql';
@@ -56,16 +57,16 @@ function sortOf(order: PatientOrder): { expression: string; type: string } | nul
 }
 
 /**
- * The FROM and WHERE of a list over `clinic_patients p`: its own conditions, then the summary
- * joins and conditions (`sorted` adds the join of a summary sort, which counts do not need).
+ * The FROM and WHERE of a list over `clinic_patients p` of the clinic `c.clinic_id` (one of the
+ * clinics of a batch, CLINICS): its own conditions, then the summary joins and conditions
+ * (`sorted` adds the join of a summary sort, which counts do not need).
  */
 function where(
-  clinicId: string,
   filter: PatientFilter,
   order: PatientOrder | null = null,
 ): { from: string; sql: string; params: unknown[]; sort: { expression: string; type: string } | null } {
-  const conditions = ['p.clinic_id = ?'];
-  const params: unknown[] = [clinicId];
+  const conditions = ['p.clinic_id = c.clinic_id'];
+  const params: unknown[] = [];
   if (filter.search) {
     conditions.push(`${PATIENT_SEARCH_TEXT} like ?`);
     params.push(`%${likeEscaped(filter.search.toLowerCase())}%`);
@@ -131,40 +132,69 @@ export const patientListName = (clinicId: string, filter: PatientFilter, order: 
   return `clinicPatients:${clinicId}:${createHash('sha256').update(shape).digest('base64url').slice(0, 16)}`;
 };
 
+/** The clinics of a batch, in the order asked: `c.clinic_id` and `c.position`, from one array parameter. */
+const CLINICS = 'unnest(?::text[]) with ordinality as c(clinic_id, position)';
+
 /** A page of the clinic's patients in `order`, one row more than asked, past `offset` of them. */
-export async function patientPage(
+export function patientPage(
   scope: Scope,
   clinicId: string,
   filter: PatientFilter,
   order: PatientOrder,
-  { first, after, offset = 0 }: PageArgs,
+  args: PageArgs,
 ): Promise<PatientRow[]> {
-  const { from, sql, params, sort } = where(clinicId, filter, order);
-  const direction = order.descending ? 'desc' : 'asc';
-  const compare = order.descending ? '<' : '>';
-  const expression = sort?.expression ?? null;
-  const keyset = !after
-    ? ''
-    : expression
-      ? ` and (${expression}, p.user_id) ${compare} (?::${sort!.type}, ?)`
-      : ` and p.user_id ${compare} ?`;
-  // A summary filter reads a statistic of every patient of the clinic: the first page counts the
-  // matches in the same pass (a window over all of them), instead of a second pass for the count.
-  const counted = !after && filtersSummaries(filter.summary);
-  const rows = await scope.em.getConnection().execute<Record<string, unknown>[]>(
-    `select ${QUALIFIED_COLUMNS}, ${expression ? `(${expression})::text` : 'null'} as sort_value${counted ? ', count(*) over () as full_count' : ''}
-       from ${from}
-      where ${sql}${keyset}
-      order by ${expression ? `${expression} ${direction}, ` : ''}p.user_id ${direction}
-      limit ? offset ?`,
-    [...params, ...(after ?? []), first + 1, offset],
-  );
-  if (counted) {
-    const counts = patientCounts(scope);
-    const key = countKey(clinicId, filter);
-    if (!counts.has(key)) counts.set(key, Promise.resolve(rows.length ? Number(rows[0]!.full_count) : 0));
-  }
-  return rows.map((row) => toPatient(row));
+  return patientPages(scope, filter, order, args).load(clinicId);
+}
+
+/**
+ * The pages of every clinic a request lists under one filter, order and page: one SELECT for
+ * all of them, each clinic's page read as its own keyset range.
+ */
+function patientPages(
+  scope: Scope,
+  filter: PatientFilter,
+  order: PatientOrder,
+  args: PageArgs,
+): Loader<string, PatientRow[]> {
+  return scope.loaders.get(`clinics.patientPages:${JSON.stringify([filter, order, args])}`, () => {
+    return new Loader<string, PatientRow[]>(async (clinicIds) => {
+      const { first, after, offset = 0 } = args;
+      const { from, sql, params, sort } = where(filter, order);
+      const direction = order.descending ? 'desc' : 'asc';
+      const compare = order.descending ? '<' : '>';
+      const expression = sort?.expression ?? null;
+      const keyset = !after
+        ? ''
+        : expression
+          ? ` and (${expression}, p.user_id) ${compare} (?::${sort!.type}, ?)`
+          : ` and p.user_id ${compare} ?`;
+      // A summary filter reads a statistic of every patient of the clinic: the first page counts the
+      // matches in the same pass (a window over all of them), instead of a second pass for the count.
+      const counted = !after && filtersSummaries(filter.summary);
+      const rows = await scope.em.getConnection().execute<Record<string, unknown>[]>(
+        `select page.* from ${CLINICS} cross join lateral (
+           select ${QUALIFIED_COLUMNS}, ${expression ? `(${expression})::text` : 'null'} as sort_value,
+                  ${expression ?? 'null'} as sort_key${counted ? ', count(*) over () as full_count' : ''}
+             from ${from}
+            where ${sql}${keyset}
+            order by ${expression ? `${expression} ${direction}, ` : ''}p.user_id ${direction}
+            limit ? offset ?) page
+          order by c.position, ${expression ? `page.sort_key ${direction}, ` : ''}page.user_id ${direction}`,
+        [arrayLiteral(clinicIds), ...params, ...(after ?? []), first + 1, offset],
+      );
+      const pages = new Map<string, PatientRow[]>(clinicIds.map((clinicId) => [clinicId, []]));
+      for (const row of rows) pages.get(row.clinic_id as string)?.push(toPatient(row));
+      if (counted) {
+        const counts = patientCounts(scope);
+        for (const clinicId of clinicIds) {
+          const key = countKey(clinicId, filter);
+          const firstRow = rows.find((row) => row.clinic_id === clinicId);
+          if (!counts.has(key)) counts.set(key, Promise.resolve(firstRow ? Number(firstRow.full_count) : 0));
+        }
+      }
+      return clinicIds.map((clinicId) => pages.get(clinicId)!);
+    });
+  });
 }
 
 const patientCounts = (scope: Scope) =>
@@ -179,6 +209,22 @@ const countKey = (clinicId: string, filter: PatientFilter) =>
     filter.summary ?? null,
   ]);
 
+/** How many patients each clinic holds under one filter: one SELECT for the clinics a request counts. */
+function patientCountLoader(scope: Scope, filter: PatientFilter): Loader<string, number> {
+  return scope.loaders.get(`clinics.patientCountBatches:${countKey('', filter)}`, () => {
+    return new Loader<string, number>(async (clinicIds) => {
+      const { from, sql, params } = where(filter);
+      const rows = await scope.em
+        .getConnection()
+        .execute<{ count: string }[]>(
+          `select (select count(*) from ${from} where ${sql}) as count from ${CLINICS} order by c.position`,
+          [...params, arrayLiteral(clinicIds)],
+        );
+      return rows.map((row) => Number(row.count));
+    });
+  });
+}
+
 /**
  * How many of the clinic's patients the filter holds, counted once per request: the REST list
  * asks both the filtered count and the clinic's, which are the same count when nothing filters.
@@ -188,11 +234,7 @@ export function countPatients(scope: Scope, clinicId: string, filter: PatientFil
   const key = countKey(clinicId, filter);
   let count = counts.get(key);
   if (!count) {
-    const { from, sql, params } = where(clinicId, filter);
-    count = scope.em
-      .getConnection()
-      .execute<{ count: string }[]>(`select count(*) as count from ${from} where ${sql}`, params)
-      .then(([row]) => Number(row.count));
+    count = patientCountLoader(scope, filter).load(clinicId);
     counts.set(key, count);
   }
   return count;

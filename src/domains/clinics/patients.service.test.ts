@@ -68,6 +68,36 @@ describe('who may see a clinic’s patients', () => {
   });
 });
 
+describe('pages of many clinics in one request', () => {
+  it('are each the page the clinic answers alone, in every order, counted alike', async () => {
+    const clinics = await Promise.all([clinicOf(), clinicOf(), clinicOf()]);
+    const [first] = clinics;
+    for (const name of ['Ann Other', 'Zed Last']) {
+      const extra = await world.account();
+      await patients.add(as(AS_SERVER), first!.clinicId, extra, { fullName: name, permissions: ['view'] });
+    }
+    const ids = [...clinics.map(({ clinicId }) => clinicId), first!.clinicId, 'f'.repeat(24)];
+    for (const order of [
+      BY_NAME,
+      { field: 'fullName', descending: true } as const,
+      { field: 'userId', descending: false } as const,
+    ])
+      for (const pageSize of [1, 2, 100]) {
+        const alone = await Promise.all(ids.map((id) => patients.list(as(AS_SERVER), id, {}, order, pageSize, null)));
+        const scope = as(AS_SERVER);
+        const together = await Promise.all(ids.map((id) => patients.list(scope, id, {}, order, pageSize, null)));
+        const names = (lists: typeof alone) => lists.map(({ page }) => page.nodes.map((row) => row.fullName));
+        expect(names(together)).toEqual(names(alone));
+        expect(await Promise.all(together.map(({ count }) => count()))).toEqual([3, 1, 1, 3, 0]);
+      }
+    expect(await namesIn(first!.clinicId, {}, { field: 'fullName', descending: true })).toEqual([
+      'Zed Last',
+      'Pat Ient',
+      'Ann Other',
+    ]);
+  });
+});
+
 describe('adding an existing account', () => {
   it('is for servers only, with clinic permissions, for an account that exists, once', async () => {
     const { clinicId, admin, member, patient } = await clinicOf();

@@ -2,12 +2,12 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { invalid, notFound, unauthenticated } from '../../kernel/errors';
 import { isAuthenticated } from '../../kernel/principal';
 import type { Scope } from '../../kernel/scope';
-import { assertUserId } from '../../kernel/validation';
+import { assertUserId, USER_ID_PATTERN } from '../../kernel/validation';
 import type { AccessPolicy } from './access-policy';
 import { GRANTABLE_PERMISSIONS, type Permission } from './permission.model';
 import { PermissionGrantSchema } from './permission-grant.entity';
 import { grantCounts, grantPages, type GrantRow } from './permissions.loaders';
-import { pageArgs, pageOf, type PagedList } from '../../kernel/paging';
+import { pageArgs, pageOf, type PagedList, type SortKey } from '../../kernel/paging';
 import type { AccountsExist } from '../../kernel/accounts';
 
 /** A permission name as the wire shows it: the grantable ones, plus `root` for the owner. */
@@ -29,6 +29,9 @@ const sorted = (names: Iterable<PermissionName>) =>
 
 /** The identity of a share list in its cursors: a cursor of one account's list fits no other. */
 const listOf = (side: Side, userId: string) => `shares:${side}:${userId}`;
+
+/** A share list is ordered by the other account's id. */
+const isShareKey = (key: SortKey) => key.length === 1 && typeof key[0] === 'string' && USER_ID_PATTERN.test(key[0]);
 
 /** A grant as seen from one side: the other account and what the grant holds. */
 const shareOf = (row: GrantRow, side: Side): Share => ({
@@ -54,7 +57,7 @@ export class PermissionsService {
     after?: string | null,
   ): Promise<PagedList<Share>> {
     assertUserId(userId);
-    const args = pageArgs(listOf('received', userId), first, after);
+    const args = pageArgs(listOf('received', userId), first, after, isShareKey);
     await this.access.assertAllowed(scope, userId, ['custodian']);
     return this.sharesPage(scope, 'received', userId, args);
   }
@@ -70,7 +73,7 @@ export class PermissionsService {
     after?: string | null,
   ): Promise<PagedList<Share>> {
     assertUserId(sharerId, 'sharerId');
-    const args = pageArgs(listOf('given', sharerId), first, after);
+    const args = pageArgs(listOf('given', sharerId), first, after, isShareKey);
     await this.access.assertAllowed(scope, sharerId, ['custodian']);
     return this.sharesPage(scope, 'given', sharerId, args);
   }
@@ -155,12 +158,12 @@ export class PermissionsService {
    * already read `userId`). Pages of many accounts in one request cost one query together.
    */
   async sharedWith(scope: Scope, userId: string, first?: number | null, after?: string | null) {
-    return this.sharesPage(scope, 'given', userId, pageArgs(listOf('given', userId), first, after));
+    return this.sharesPage(scope, 'given', userId, pageArgs(listOf('given', userId), first, after, isShareKey));
   }
 
   /** The users who share their data with `userId`, a page at a time. */
   async sharedBy(scope: Scope, userId: string, first?: number | null, after?: string | null) {
-    return this.sharesPage(scope, 'received', userId, pageArgs(listOf('received', userId), first, after));
+    return this.sharesPage(scope, 'received', userId, pageArgs(listOf('received', userId), first, after, isShareKey));
   }
 
   private async sharesPage(

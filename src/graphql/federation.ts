@@ -1,9 +1,10 @@
 import { buildSubgraphSchema, type GraphQLResolverMap } from '@apollo/subgraph';
 import { printSchemaWithDirectives } from '@graphql-tools/utils';
-import { isObjectType, parse, type GraphQLFieldConfig, type GraphQLSchema } from 'graphql';
+import { isInputObjectType, isObjectType, parse, type GraphQLFieldConfig, type GraphQLSchema } from 'graphql';
 import type { ComplexityEstimatorArgs } from 'graphql-query-complexity';
 import { createResolversMap } from 'type-graphql';
-import { invalid } from '../kernel/errors';
+import { forbidden, invalid, isAppError, unauthenticated } from '../kernel/errors';
+import { isAuthenticated } from '../kernel/principal';
 import type { Scope } from '../kernel/scope';
 import type { ResolverBinding } from './schema';
 
@@ -22,6 +23,16 @@ export function referenceKey(reference: Record<string, unknown>, field: string):
   const value = reference[field];
   if (typeof value !== 'string') throw invalid(`The representation needs its key field ${field} as a string`, field);
   return value;
+}
+
+/**
+ * An unknown reference answers what one the caller may not see answers (FORBIDDEN; signed out:
+ * UNAUTHENTICATED): NOT_FOUND beside FORBIDDEN would tell any caller which ids exist. Server
+ * tokens may see every entity, so they are told which do not exist.
+ */
+function absenceHidden(error: unknown, scope: Scope): unknown {
+  if (!isAppError(error) || error.code !== 'NOT_FOUND' || scope.principal.isServer) return error;
+  return isAuthenticated(scope.principal) ? forbidden() : unauthenticated();
 }
 
 /** The wired instance of a resolver class among the schema's bindings. */
@@ -55,27 +66,50 @@ export function federatedSchema(schema: GraphQLSchema, entities: readonly Entity
     resolvers[typeName] = {
       ...(resolvers[typeName] as object),
       // Async, so a refusal fails this one entry (null with its error), not the whole batch.
-      __resolveReference: async (reference: Record<string, unknown>, scope: Scope) => resolve(reference, scope),
+      __resolveReference: async (reference: Record<string, unknown>, scope: Scope) => {
+        try {
+          return await resolve(reference, scope);
+        } catch (error) {
+          throw absenceHidden(error, scope);
+        }
+      },
     };
   }
   const subgraph = buildSubgraphSchema([{ typeDefs: parse(subgraphSdl(schema)), resolvers }]);
-  keepFieldExtensions(schema, subgraph);
+  keepWhatSdlDrops(schema, subgraph);
   guardEntities(subgraph, new Set(entities.map(({ typeName }) => typeName)));
   return subgraph;
 }
 
 /**
- * Building from SDL drops what SDL cannot carry: field extensions (type-graphql's `complexity`,
- * which the cost analysis reads). Copied over field by field.
+ * Building from SDL drops what SDL cannot carry, copied over field by field from the
+ * type-graphql schema: field extensions (type-graphql's `complexity`, which the cost analysis
+ * reads), and the internal values of enum defaults. SDL reads `period: SummaryPeriod! =
+ * FOURTEEN_DAYS` before the resolvers give the enum its internal values, so the default stayed
+ * the name: a query omitting the argument got `FOURTEEN_DAYS` instead of `14d`, and
+ * introspection failed to print it.
  */
-function keepFieldExtensions(from: GraphQLSchema, to: GraphQLSchema): void {
+function keepWhatSdlDrops(from: GraphQLSchema, to: GraphQLSchema): void {
   for (const type of Object.values(from.getTypeMap())) {
     const target = to.getType(type.name);
-    if (!isObjectType(type) || !isObjectType(target)) continue;
-    const targetFields = target.getFields();
-    for (const [name, field] of Object.entries(type.getFields())) {
-      if (Object.keys(field.extensions).length && targetFields[name])
-        Object.assign(targetFields[name], { extensions: { ...targetFields[name].extensions, ...field.extensions } });
+    if (isObjectType(type) && isObjectType(target)) {
+      const targetFields = target.getFields();
+      for (const [name, field] of Object.entries(type.getFields())) {
+        const targetField = targetFields[name];
+        if (!targetField) continue;
+        if (Object.keys(field.extensions).length)
+          Object.assign(targetField, { extensions: { ...targetField.extensions, ...field.extensions } });
+        for (const arg of field.args) {
+          const targetArg = targetField.args.find((candidate) => candidate.name === arg.name);
+          if (targetArg && arg.defaultValue !== undefined) targetArg.defaultValue = arg.defaultValue;
+        }
+      }
+    }
+    if (isInputObjectType(type) && isInputObjectType(target)) {
+      const targetFields = target.getFields();
+      for (const [name, field] of Object.entries(type.getFields()))
+        if (targetFields[name] && field.defaultValue !== undefined)
+          targetFields[name].defaultValue = field.defaultValue;
     }
   }
 }

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { parse } from 'graphql';
 import { serverToken, signUp, type TestAccount } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/app';
-import { uploadBlob } from '../support/content';
+import { newClinic } from '../support/clinics';
+import { uploadBlob, uploadLog } from '../support/content';
 import { call, graphql } from '../support/http';
 
 /**
@@ -226,6 +227,65 @@ describe('the subgraph protocol at /graphql', () => {
       [['_entities', 2], 'FORBIDDEN'],
     ]);
     expect(reply.text).not.toContain(bob.email);
+  });
+
+  it('answers an unknown id as it answers one the caller may not see, for every entity type', async () => {
+    const clinic = await newClinic(app, bob);
+    const patient = await graphql(
+      app.url,
+      'mutation ($c: ID!) { createClinicPatient(input: { clinicId: $c, fullName: "Hidden Patient", birthDate: "2010-10-10" }) { patient { userId } } }',
+      { c: clinic.id },
+      bob.token,
+    );
+    const log = await uploadLog(app, bob.userid, bob.token, {
+      start: '2024-03-01T00:00:00Z',
+      end: '2024-03-02T00:00:00Z',
+    });
+    const blob = await uploadBlob(app, bob.userid, bob.token);
+    const patientId: string = patient.body.data.createClinicPatient.patient.userId;
+    // Each entity type: a representation of bob's the caller may not see, and one naming nothing.
+    const pairs: Record<string, [Record<string, string>, Record<string, string>]> = {
+      User: [{ userId: bob.userid }, { userId: '0123456789' }],
+      Blob: [{ id: blob.body.id }, { id: '0123456789abcdef0123456789abcdef' }],
+      DeviceLog: [{ id: log.body.id }, { id: '0123456789abcdef0123456789abcdef' }],
+      Clinic: [{ id: clinic.id }, { id: '0123456789abcdef01234567' }],
+      ClinicPatient: [
+        { clinicId: clinic.id, userId: patientId },
+        { clinicId: clinic.id, userId: '0123456789' },
+      ],
+    };
+    expect(Object.keys(pairs).sort()).toEqual(
+      (
+        (await graphql(app.url, '{ __type(name: "_Entity") { possibleTypes { name } } }')).body.data.__type
+          .possibleTypes as { name: string }[]
+      )
+        .map((type) => type.name)
+        .sort(),
+    );
+    const callers = [
+      [alice.token, 'FORBIDDEN'],
+      [undefined, 'UNAUTHENTICATED'],
+    ] as const;
+    for (const [token, code] of callers)
+      for (const [typename, [hidden, unknown]] of Object.entries(pairs)) {
+        const representations = [hidden, unknown].map((keys) => ({ __typename: typename, ...keys }));
+        const reply = await graphql(
+          app.url,
+          'query ($r: [_Any!]!) { _entities(representations: $r) { __typename } }',
+          { r: representations },
+          token,
+        );
+        expect(reply.body.data._entities).toEqual([null, null]);
+        // The same code and message, but for the id the message names.
+        const errors: { path: [string, number]; message: string; extensions: { code: string } }[] = reply.body.errors;
+        const answers = [0, 1].map((index) => {
+          const error = errors.find((candidate) => candidate.path[1] === index)!;
+          const ids = Object.values(representations[index]!);
+          return [error.extensions.code, ids.reduce((message, id) => message.replaceAll(id, '<id>'), error.message)];
+        });
+        expect({ typename, answers }).toEqual({ typename, answers: [answers[0], answers[0]] });
+        expect(answers[0]![0]).toBe(code);
+      }
   });
 
   it('tells a server token which references do not exist', async () => {

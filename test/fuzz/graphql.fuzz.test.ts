@@ -11,6 +11,12 @@ import {
   type GraphqlOperation,
 } from '../support/fuzz/graphql-cases';
 import { fuzzEach, fuzzTimeout, Fuzzer } from '../support/fuzz/harness';
+import {
+  nestedCaseArbitrary,
+  nestedConnections,
+  nestedExchange,
+  type NestedConnection,
+} from '../support/fuzz/nested-connection-cases';
 import { idPools } from '../support/fuzz/world';
 
 /**
@@ -23,13 +29,17 @@ import { idPools } from '../support/fuzz/world';
 const RUNS = 4;
 /** About as many root fields as the schema has, for the timeout. */
 const OPERATIONS = 80;
+/** About as many connections below the root as the schema has, for the timeout. */
+const NESTED_CONNECTIONS = 10;
 
 let fuzzer: Fuzzer;
 let operations: GraphqlOperation[];
+let nested: NestedConnection[];
 
 beforeAll(async () => {
   fuzzer = await Fuzzer.start();
   operations = await graphqlOperations(fuzzer.app);
+  nested = await nestedConnections(fuzzer.app);
 }, 60_000);
 afterAll(async () => {
   await fuzzer?.stop();
@@ -67,6 +77,30 @@ it(
       RUNS,
     ),
   fuzzTimeout(RUNS, OPERATIONS),
+);
+
+/**
+ * Every connection below the root, read for up to 40 parents (repeats included) under generated
+ * paging and filters, then paged on with its cursor's key forged: the same properties, a
+ * ceiling on SQL statements whatever the number of parents, and a forged key refused as
+ * BAD_USER_INPUT, never an INTERNAL_SERVER_ERROR.
+ */
+it(
+  'holds the properties for every nested connection over many parents and forged cursors',
+  () =>
+    fuzzEach(
+      'test/fuzz/graphql',
+      nested,
+      (connection) => `nested ${connection.name}`,
+      async (connection) => {
+        const world = await fuzzer.ensureWorld();
+        return fc.asyncProperty(nestedCaseArbitrary(connection, idPools(world)), (fuzz) =>
+          fuzzer.check(() => nestedExchange(fuzzer, connection, fuzz)),
+        );
+      },
+      RUNS,
+    ),
+  fuzzTimeout(RUNS, NESTED_CONNECTIONS),
 );
 
 /** Counterexamples the fuzzing found, kept as fixed cases held to the same properties. */

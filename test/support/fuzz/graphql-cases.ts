@@ -105,14 +105,25 @@ function representationSchema(schema: GraphQLSchema): JsonSchema {
   };
 }
 
-export async function graphqlOperations(app: TestApp): Promise<GraphqlOperation[]> {
+/** The schema the running service introspects, as a client builds it. */
+export async function introspectedSchema(app: TestApp): Promise<GraphQLSchema> {
   const response = await fetch(`${app.url}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ query: getIntrospectionQuery() }),
   });
-  const schema = buildClientSchema(((await response.json()) as { data: IntrospectionQuery }).data);
-  const scalars = { ...SCALAR_SCHEMAS, _Any: representationSchema(schema) };
+  return buildClientSchema(((await response.json()) as { data: IntrospectionQuery }).data);
+}
+
+/** Each scalar's values as a JSON Schema, the federation's representations (`_Any`) included. */
+export const scalarSchemasOf = (schema: GraphQLSchema): Record<string, JsonSchema> => ({
+  ...SCALAR_SCHEMAS,
+  _Any: representationSchema(schema),
+});
+
+export async function graphqlOperations(app: TestApp): Promise<GraphqlOperation[]> {
+  const schema = await introspectedSchema(app);
+  const scalars = scalarSchemasOf(schema);
   const roots = [
     ['query', schema.getQueryType()],
     ['mutation', schema.getMutationType()],
@@ -123,7 +134,7 @@ export async function graphqlOperations(app: TestApp): Promise<GraphqlOperation[
 }
 
 /** The JSON Schema of an input type as GraphQL variables spell it (enum values by their GraphQL names). */
-function inputSchemaOf(type: GraphQLInputType, scalars: Record<string, JsonSchema>): JsonSchema {
+export function inputSchemaOf(type: GraphQLInputType, scalars: Record<string, JsonSchema>): JsonSchema {
   const inner = isNonNullType(type) ? type.ofType : type;
   let schema: JsonSchema;
   if (isListType(inner)) schema = { type: 'array', items: inputSchemaOf(inner.ofType, scalars) };
@@ -204,7 +215,7 @@ const DOCUMENTED_CODES = new Set([
   'BAD_REQUEST',
 ]);
 
-function errorProblems(answer: GraphqlAnswer): string[] {
+export function errorProblems(answer: GraphqlAnswer): string[] {
   if (!answer.body) return ['the answer is not JSON'];
   return (answer.body.errors ?? []).flatMap((error) => {
     const code = error.extensions?.code;

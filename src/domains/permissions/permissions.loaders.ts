@@ -10,27 +10,10 @@ export interface GrantRow {
   permissions: Permission[];
 }
 
-async function grantRows(scope: Scope, column: 'sharer_id' | 'grantee_id', ids: readonly string[]) {
-  return scope.em
-    .getConnection()
-    .execute<GrantRow[]>(
-      `select sharer_id, grantee_id, permissions from permission_grants where ${column} in (${placeholders(ids.length)}) order by sharer_id, grantee_id`,
-      [...ids],
-    );
-}
-
 function groupBy(rows: GrantRow[], key: 'sharer_id' | 'grantee_id', ids: readonly string[]): GrantRow[][] {
   const groups = new Map(ids.map((id) => [id, [] as GrantRow[]]));
   for (const row of rows) groups.get(row[key])?.push(row);
   return ids.map((id) => groups.get(id)!);
-}
-
-/** Grants each user received (the groups it can access), batched per request. */
-export function grantsByGrantee(scope: Scope): Loader<string, GrantRow[]> {
-  return scope.loaders.get(
-    'permissions.byGrantee',
-    () => new Loader(async (ids) => groupBy(await grantRows(scope, 'grantee_id', ids), 'grantee_id', ids)),
-  );
 }
 
 /**

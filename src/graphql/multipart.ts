@@ -1,6 +1,7 @@
 import Busboy from 'busboy';
 import type { NextFunction, Request, Response } from 'express';
-import type { Readable } from 'node:stream';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { PassThrough, type Readable } from 'node:stream';
 import { CONTENT_SIZE_LIMIT } from '../kernel/content';
 import { AppError, invalid } from '../kernel/errors';
 import { JSON_BODY_LIMIT_BYTES } from '../http/json-body';
@@ -93,6 +94,9 @@ export function graphqlMultipart(onError: (error: AppError, res: Response) => vo
     } catch (error) {
       return onError(invalid(`malformed multipart request: ${(error as Error).message}`), res);
     }
+    // busboy's events come from the socket's context: refusals are answered in the request's own
+    // (its request id).
+    const inRequestScope = AsyncLocalStorage.snapshot();
     let operations: unknown;
     let inFlight: BodyInFlight | undefined;
     let fault: AppError | undefined;
@@ -109,7 +113,7 @@ export function graphqlMultipart(onError: (error: AppError, res: Response) => vo
       req.resume();
       // Fails the file being read, so its upload lets go of its temporary file and its announcement now.
       busboy.destroy(fault);
-      if (!inFlight) onError(fault, res);
+      if (!inFlight) inRequestScope(onError, fault, res);
       settle(fault);
     };
 
@@ -141,6 +145,11 @@ export function graphqlMultipart(onError: (error: AppError, res: Response) => vo
       stream.on('error', () => undefined);
       const file = inFlight?.files.get(name);
       if (!file || file.discarded || inFlight!.draining) return void stream.resume();
+      // The operation waits for a file behind this one: holding this one would hold that one back.
+      if ([...inFlight!.files.values()].some((other) => other !== file && other.claimed && !other.stream)) {
+        discard(file);
+        return void stream.resume();
+      }
       file.stream = stream;
       file.resolve({ stream, mediaType: info.mimeType, filename: info.filename });
     });
@@ -180,16 +189,29 @@ function drainRest(inFlight: BodyInFlight): void {
 
 /**
  * Files arrive in order, so claiming one means the unclaimed files before it will never be read
- * (mutations run one after another): drain them, or the one wanted would never arrive.
+ * (mutations run one after another): drain them, or the one wanted would never arrive. So are
+ * files that came first and wait unread. A file skipped that way cannot be read afterwards.
  */
 function claim(files: Map<string, PendingFile>, key: string): Promise<UploadedFile> {
-  for (const [name, file] of files) {
-    if (name === key) break;
-    if (!file.claimed) discard(file);
-  }
   const file = files.get(key)!;
   file.claimed = true;
+  if (file.discarded) return Promise.resolve(skippedFile(key));
+  for (const [name, other] of files) {
+    if (name === key) break;
+    if (!other.claimed) discard(other);
+  }
+  if (!file.stream) for (const other of files.values()) if (other.stream && !other.claimed) discard(other);
   return file.promise;
+}
+
+/** A file skipped, as its resolver gets it: the resolver's checks come first, reading it fails naming why. */
+function skippedFile(key: string): UploadedFile {
+  const stream = new PassThrough();
+  stream.on('error', () => undefined);
+  stream.destroy(
+    invalid(`file "${key}" was skipped to reach a file the operation read first; send files in the order it uses them`),
+  );
+  return { stream, mediaType: 'application/octet-stream' };
 }
 
 function discard(file: PendingFile): void {

@@ -123,4 +123,33 @@ describe('GraphQL multipart bodies that end early', () => {
     await expectNothingKept();
     expect((await call(app.url, '/healthz')).status).toBe(200);
   });
+
+  it('answers when the files come in another order than the operation reads them', async () => {
+    const operations = {
+      query: `mutation ($userId: ID!, $first: Upload, $second: Upload) {
+        one: createBlob(input: { userId: $userId, content: $first }) { blob { size } }
+        two: createBlob(input: { userId: $userId, content: $second }) { blob { size } } }`,
+      variables: { userId: owner.userid, first: null, second: null },
+    };
+    const part = (disposition: string, value: string) =>
+      `--xx\r\nContent-Disposition: form-data; ${disposition}\r\n\r\n${value}\r\n`;
+    // The second file first, big enough to fill every buffer between the socket and the parser.
+    const body = Buffer.from(
+      part('name="operations"', JSON.stringify(operations)) +
+        part('name="map"', JSON.stringify({ 0: ['variables.first'], 1: ['variables.second'] })) +
+        part('name="1"; filename="second"', 'B'.repeat(1024 * 1024)) +
+        part('name="0"; filename="first"', 'A'.repeat(10)) +
+        '--xx--\r\n',
+    );
+    const answer = await rawRequest(app, '/graphql', headers(owner.token), body);
+    expect(answer).toMatchObject({ status: 200 });
+    const { errors } = JSON.parse((answer as { text: string }).text) as {
+      errors: { path: string[]; message: string }[];
+    };
+    expect(errors).toEqual([
+      expect.objectContaining({ path: ['two'], message: expect.stringMatching(/in the order/) }),
+    ]);
+    const stored = await app.database.query(`select size from blobs where user_id = $1`, [owner.userid]);
+    expect(stored).toEqual([{ size: 10 }]);
+  });
 });

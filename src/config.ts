@@ -69,6 +69,8 @@ export interface Config {
   accessLogRecording: boolean;
   /** The most objects of each kind one account may hold (kernel/quota); a creation past it is refused (403). */
   objectQuotas: ObjectQuotas;
+  /** Uploads into one account that may be in flight at once on one instance; more are refused (429). */
+  uploadsPerAccount: number;
   /**
    * Glucose readings one account may store per hour of data (UTC, counting what is stored and
    * counts or will on its dataset's close); an upload that would pass it is refused whole.
@@ -199,6 +201,8 @@ export function loadConfig(env: Env = process.env): Config {
       // Clinic memberships: a clinic is created by a user who becomes its admin.
       clinics: integer(env, 'CLINIC_QUOTA', 1_000, 1, 1_000_000),
     },
+    // An uploader sends one file at a time and an app a few; each upload holds a stream and a descriptor.
+    uploadsPerAccount: integer(env, 'UPLOADS_PER_ACCOUNT', 16, 1, 10_000),
     // Four times the 60 a summary counts per hour (tidepool-semantics B.4): room for re-uploads, none for floods.
     glucoseReadingsPerHour: integer(env, 'GLUCOSE_READINGS_PER_HOUR', 240, 61, 100_000),
     // About a quarter of a second of updater work; 60 days of 5-minute CGM data fit in one turn.

@@ -16,6 +16,7 @@ import { SessionsService } from './auth/sessions.service';
 import { TokenVerifier } from './auth/token-verifier';
 import type { Config } from './config';
 import { ownerAccounts } from './kernel/accounts';
+import { UploadsInFlight } from './kernel/uploads-in-flight';
 import type { Scope } from './kernel/scope';
 import { AccessPolicy } from './domains/permissions/access-policy';
 import { assertClinicAccess, clinicControl, clinicGrants } from './domains/clinics/membership';
@@ -129,7 +130,8 @@ export async function createServices({
   const permissions = new PermissionsService(access, accountsExist);
   const contents = new ContentStore(orm, objectStore, logger, { uploadTimeoutMs: config.uploadTimeoutSeconds * 1000 });
   const holdAccount = (tx: EntityManager, userId: string) => users.holdExisting(tx, userId);
-  const owners = ownerAccounts(accountsExist, holdAccount, config.objectQuotas);
+  const uploads = new UploadsInFlight(config.uploadsPerAccount);
+  const owners = ownerAccounts(accountsExist, holdAccount, config.objectQuotas, uploads);
   const blobs = new BlobsService(access, owners, contents);
   const deviceLogs = new DeviceLogsService(access, owners, contents);
   const summaryUpdater = new SummaryUpdater(() => orm.em.fork(), logger, config.summaryReadingsPerTurn);

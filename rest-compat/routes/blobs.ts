@@ -81,7 +81,8 @@ export const blobRoutes: RestRoute[] = [
       parameters: BLOB_HEADERS,
       body: UPLOAD,
       response: BLOB,
-      errors: [409],
+      // 429: the account has UPLOADS_PER_ACCOUNT uploads in flight.
+      errors: [409, 429],
       tidepool: 'blob.v1.yaml#CreateBlob',
     },
     body: 'binary',
@@ -114,7 +115,8 @@ export const blobRoutes: RestRoute[] = [
       parameters: BLOB_HEADERS,
       body: UPLOAD,
       response: BLOB,
-      errors: [409],
+      // 429: the account has UPLOADS_PER_ACCOUNT uploads in flight.
+      errors: [409, 429],
     },
     body: 'binary',
     document: `mutation ($input: AddBlobContentInput!) { addBlobContent(input: $input) { blob { ${BLOB_FIELDS} } } }`,

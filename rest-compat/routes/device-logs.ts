@@ -37,6 +37,8 @@ export const deviceLogRoutes: RestRoute[] = [
       ],
       body: { mediaType: 'application/json', description: 'A JSON array of log entries (up to 100 MiB)' },
       response: DEVICE_LOG,
+      // 429: the account has UPLOADS_PER_ACCOUNT uploads in flight.
+      errors: [429],
       tidepool: 'blob.v1.yaml#UploadDeviceLogs',
     },
     body: 'binary',

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { notFound } from './errors';
 import { assertBelowQuota, holdBelowQuota, type CountedObjects, type ObjectQuotas } from './quota';
+import type { UploadsInFlight } from './uploads-in-flight';
 import type { Scope } from './scope';
 
 /** Which of these accounts exist (UsersService.existing). */
@@ -26,9 +27,16 @@ export interface OwnerAccounts {
   assertRoom(em: EntityManager, userId: string, objects: CountedObjects): Promise<void>;
   /** In the record transaction, before the insert: the account's quota, binding however many race (holdBelowQuota). */
   holdRoom(tx: EntityManager, userId: string, objects: CountedObjects): Promise<void>;
+  /** Runs an upload into the account as one of its uploads in flight, a bounded number (UploadsInFlight). */
+  uploading<T>(userId: string, upload: () => Promise<T>): Promise<T>;
 }
 
-export function ownerAccounts(exist: AccountsExist, hold: HoldAccount, quotas: ObjectQuotas): OwnerAccounts {
+export function ownerAccounts(
+  exist: AccountsExist,
+  hold: HoldAccount,
+  quotas: ObjectQuotas,
+  uploads: UploadsInFlight,
+): OwnerAccounts {
   return {
     async assertExists(scope, userId) {
       if (!scope.principal.isServer || scope.principal.userId === userId) return;
@@ -39,5 +47,6 @@ export function ownerAccounts(exist: AccountsExist, hold: HoldAccount, quotas: O
     },
     assertRoom: (em, userId, objects) => assertBelowQuota(em, objects, userId, quotas[objects.kind]),
     holdRoom: (tx, userId, objects) => holdBelowQuota(tx, objects, userId, quotas[objects.kind]),
+    uploading: (userId, upload) => uploads.hold(userId, upload),
   };
 }

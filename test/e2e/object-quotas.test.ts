@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { signUp, type TestAccount } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/app';
-import { uploadBlob, uploadLog } from '../support/content';
+import { md5, rawRequest, uploadBlob, uploadLog } from '../support/content';
+import { eventually } from '../support/eventually';
 import { call, graphql } from '../support/http';
 import { rowCount } from '../support/stored';
 
@@ -82,4 +83,40 @@ it('GraphQL answers FORBIDDEN with the quota and its value in the extensions', a
   );
   expect(reply.body.errors[0].extensions).toMatchObject({ code: 'FORBIDDEN', quota: 'blobs', limit: QUOTA });
   expect(await rowCount(app, `blobs where user_id = '${owner.userid}'`)).toBe(QUOTA);
+});
+
+describe('uploads in flight', () => {
+  const UPLOADS = 2;
+  let limited: TestApp;
+  beforeAll(async () => {
+    limited = await startTestApp({ UPLOADS_PER_ACCOUNT: String(UPLOADS) });
+  });
+  afterAll(() => limited?.stop());
+
+  it('an account has at most UPLOADS_PER_ACCOUNT uploads in flight: one more is answered 429 with Retry-After', async () => {
+    const owner = await signUp(limited, 'sender');
+    const body = Buffer.from('the bytes of a slow upload');
+    const headers: [string, string][] = [
+      ['Content-Type', 'application/octet-stream'],
+      ['X-Tidepool-Session-Token', owner.token],
+      ['Digest', `md5=${md5(body)}`],
+    ];
+    const announced = async () =>
+      (await rowCount(limited, `pending_objects where key like 'blobs/${owner.userid}/%'`)) === UPLOADS;
+    // Each upload sends part of its body, then waits while the next one starts.
+    const slow = (duringPause: () => Promise<void>) =>
+      rawRequest(limited, `/v1/users/${owner.userid}/blobs`, headers, body, { pauseAfter: 10, duringPause });
+    let refused: Awaited<ReturnType<typeof uploadBlob>> | undefined;
+    const first = slow(async () => {
+      const second = await slow(async () => {
+        await eventually(announced, 'both uploads are in flight');
+        refused = await uploadBlob(limited, owner.userid, owner.token);
+      });
+      expect(second).toMatchObject({ status: 201 });
+    });
+    expect(await first).toMatchObject({ status: 201 });
+    expect(refused!.status).toBe(429);
+    expect(refused!.headers.get('retry-after')).toBe('5');
+    expect(refused!.body.reason).toContain(`${UPLOADS} uploads in progress`);
+  });
 });

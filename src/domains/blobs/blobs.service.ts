@@ -113,7 +113,9 @@ export class BlobsService {
       await tx.insert(BlobSchema, record);
       return record;
     };
-    return this.contents.write(scope.em, objectKey, content, digest, recordBlob, { emptyIsNone: true });
+    return this.accounts.uploading(userId, () =>
+      this.contents.write(scope.em, objectKey, content, digest, recordBlob, { emptyIsNone: true }),
+    );
   }
 
   /** Adds content to a `created` blob, which makes it `available` (spec §3). */
@@ -128,7 +130,7 @@ export class BlobsService {
     if (blob.status !== 'created') throw conflict(`Blob ${id} already has content`);
     const objectKey = objectKeyOf(blob.userId, id);
     const content = { ...update.content, mediaType };
-    const changes = await this.contents.write(scope.em, objectKey, content, digest, async (tx, facts) => {
+    const recordContent = async (tx: EntityManager, facts: ContentFacts) => {
       if (facts.size === 0) throw invalid('The content is empty: a blob gets content from a non-empty body', 'content');
       await this.accounts.assertHeld(tx, blob.userId);
       const revision = blob.revision + 1;
@@ -136,7 +138,10 @@ export class BlobsService {
       const changed = await tx.nativeUpdate(BlobSchema, { id, status: 'created', revision: blob.revision }, changes);
       if (changed !== 1) throw conflict(`Blob ${id} was changed by another request; nothing was stored`);
       return changes;
-    });
+    };
+    const changes = await this.accounts.uploading(blob.userId, () =>
+      this.contents.write(scope.em, objectKey, content, digest, recordContent),
+    );
     const updated = { ...blob, ...changes };
     blobLoader(scope).clear(id).prime(id, updated);
     return updated;

@@ -1,7 +1,8 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Readable } from 'node:stream';
 import type { AfterCommit, ContentStore } from '../../infra/content/content-store';
 import type { OwnerAccounts } from '../../kernel/accounts';
-import { assertDigestMD5, relay, type IncomingContent } from '../../kernel/content';
+import { assertDigestMD5, relay, type ContentFacts, type IncomingContent } from '../../kernel/content';
 import { invalid, notFound, unauthenticated } from '../../kernel/errors';
 import { hexId } from '../../kernel/ids';
 import { isAuthenticated } from '../../kernel/principal';
@@ -72,7 +73,7 @@ export class DeviceLogsService {
     const objectKey = `device-logs/${userId}/${id}`;
     const stream = relay(upload.content.stream, new EntryValidator());
     const content = { ...upload.content, stream, mediaType: DEVICE_LOG_MEDIA_TYPE };
-    return this.contents.write(scope.em, objectKey, content, digest, async (tx, facts) => {
+    const recordLog = async (tx: EntityManager, facts: ContentFacts) => {
       await this.accounts.assertHeld(tx, userId);
       await this.accounts.holdRoom(tx, userId, DEVICE_LOGS);
       const record: DeviceLogRecord = {
@@ -88,7 +89,8 @@ export class DeviceLogsService {
       };
       await tx.insert(DeviceLogSchema, record);
       return record;
-    });
+    };
+    return this.accounts.uploading(userId, () => this.contents.write(scope.em, objectKey, content, digest, recordLog));
   }
 
   /**

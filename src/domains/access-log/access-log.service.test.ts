@@ -29,10 +29,10 @@ const SERVER: Principal = { ...ANONYMOUS, isServer: true, realm: 'dev1', clientI
 function scopeOf(principal: Principal) {
   const recorded: AccessEvent[] = [];
   const execute = async (_sql: string, params: string[]) => {
-    const [sharers, grantee] = [params.slice(0, -1), params.at(-1)!];
+    const [grantee, ...sharers] = params;
     return sharers
       .filter((sharer) => GRANTS[sharer]?.[grantee])
-      .map((sharer) => ({ sharer_id: sharer, grantee_id: grantee, permissions: GRANTS[sharer]![grantee] }));
+      .map((sharer) => ({ sharer_id: sharer, permissions: GRANTS[sharer]![grantee], clinic_id: null }));
   };
   const client = { executeQuery: async () => ({ rows: [] }) };
   const scope = {

@@ -144,7 +144,8 @@ export function graphqlMultipart(onError: (error: AppError, res: Response) => vo
       // reader sees it as the stream's `errored`. Unheard, the error event would end the process.
       stream.on('error', () => undefined);
       const file = inFlight?.files.get(name);
-      if (!file || file.discarded || inFlight!.draining) return void stream.resume();
+      // Every part nobody will read is read into nothing: unread, it would keep the body from ending.
+      if (!file || file.stream || file.discarded || inFlight!.draining) return void stream.resume();
       // The operation waits for a file behind this one: holding this one would hold that one back.
       if ([...inFlight!.files.values()].some((other) => other !== file && other.claimed && !other.stream)) {
         discard(file);

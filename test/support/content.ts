@@ -133,7 +133,8 @@ export function rawRequest(
   });
 }
 
-function decodeChunked(response: string, text: string): string {
+/** The body `text` of a raw HTTP `response`, decoded when it came in chunks. */
+export function decodeChunked(response: string, text: string): string {
   if (!/transfer-encoding: chunked/i.test(response)) return text;
   let decoded = '';
   for (let rest = text; ;) {

@@ -3,6 +3,7 @@ import net from 'node:net';
 import path from 'node:path';
 import fc from 'fast-check';
 import type { TestApp } from '../app';
+import { decodeChunked } from '../content';
 import { eventually } from '../eventually';
 import { answerText, type Exchange, type Fuzzer } from './harness';
 import { anyShortText } from './values';
@@ -194,8 +195,11 @@ function headersOf(fuzz: MultipartCase, world: World, length: number): string[] 
   ];
 }
 
-/** The answer's head and body, or `gone` when the client left before one came. */
-type RawAnswer = { status: number; head: string; body: string } | 'gone';
+/** The answer's head and body, `gone` when the client left before one came, `hung` when none came. */
+type RawAnswer = { status: number; head: string; body: string } | 'gone' | 'hung';
+
+/** Far beyond any answer to a few kilobytes: a request still open then waits for something that never comes. */
+const HUNG_AFTER_MS = 20_000;
 
 /** Sends the case on its own connection, byte for byte as generated. */
 function sendRaw(app: TestApp, fuzz: MultipartCase, world: World, body: Buffer): Promise<RawAnswer> {
@@ -206,34 +210,29 @@ function sendRaw(app: TestApp, fuzz: MultipartCase, world: World, body: Buffer):
   const head = ['POST /graphql HTTP/1.1', `Host: ${url.host}`, 'Connection: close', ...headersOf(fuzz, world, length)];
   return new Promise((resolve) => {
     const socket = net.connect(Number(url.port), url.hostname);
+    let hung = false;
+    const watchdog = setTimeout(() => {
+      hung = true;
+      socket.destroy();
+    }, HUNG_AFTER_MS);
     const chunks: Buffer[] = [];
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
     // The server may answer and close before the body is all written (an early 400).
     socket.on('error', () => undefined);
     socket.on('close', () => {
+      clearTimeout(watchdog);
       const text = Buffer.concat(chunks).toString();
+      if (hung) return resolve('hung');
       if (!text) return resolve('gone');
       const split = text.indexOf('\r\n\r\n');
       const status = Number(text.split(' ')[1]);
-      resolve({ status, head: text.slice(0, split), body: dechunked(text.slice(split + 4), text.slice(0, split)) });
+      resolve({ status, head: text.slice(0, split), body: decodeChunked(text, text.slice(split + 4)) });
     });
     socket.write(`${head.join('\r\n')}\r\n\r\n`);
     socket.write(body, () => {
       if (gone) socket.destroy();
     });
   });
-}
-
-function dechunked(body: string, head: string): string {
-  if (!/transfer-encoding: chunked/i.test(head)) return body;
-  let decoded = '';
-  for (let rest = body; ;) {
-    const lineEnd = rest.indexOf('\r\n');
-    const size = parseInt(rest.slice(0, lineEnd), 16);
-    if (!size) return decoded;
-    decoded += rest.slice(lineEnd + 2, lineEnd + 2 + size);
-    rest = rest.slice(lineEnd + 2 + size + 2);
-  }
 }
 
 /** Uploads still announced or with a temporary file: what a request that ended must not leave. */
@@ -264,14 +263,15 @@ export async function multipartExchange(
   await eventually(async () => (await uploadsInFlight(fuzzer)) === 0, 'no upload is in flight', 5_000).catch(
     (error: Error) => problems.push(error.message),
   );
-  if (answer === 'gone')
+  if (answer === 'hung') problems.push(`no answer and the connection still open after ${HUNG_AFTER_MS} ms`);
+  if (answer === 'gone' || answer === 'hung')
     return {
       status: 0,
-      answer: 'the client left before an answer',
+      answer: answer === 'gone' ? 'the client left before an answer' : 'no answer',
       request: body.toString('latin1'),
       refused: false,
       mutating: true,
-      outcome: 'gone',
+      outcome: answer,
       problems,
     };
   let parsed:

@@ -78,6 +78,20 @@ export interface Config {
   glucoseReadingsPerHour: number;
   /** Readings one turn of the summary updater reads; a larger rebuild goes on in later turns. */
   summaryReadingsPerTurn: number;
+  /** Where mail leaves (smtp:// or smtps://); unset outside production: written to DATA_DIR/outbox instead. */
+  smtpUrl: string | undefined;
+  /** The From of every mail. */
+  mailFrom: string;
+  /** Mails one recipient address may be sent per hour; one more is refused (429). */
+  mailPerAddressPerHour: number;
+  /** Mails the requests of one source address may cause per hour; one more is refused (429). */
+  mailPerSourcePerHour: number;
+  /** The wait after a first failed attempt to send a mail; it doubles with each further failure. */
+  mailRetryMs: number;
+  /** The longest wait between two attempts to send a mail. */
+  mailRetryMaxMs: number;
+  /** How long a mailed confirmation key stays usable, in seconds, by what it confirms. */
+  confirmationLifetimes: { signup: number; passwordReset: number; invitation: number };
 }
 
 export class ConfigError extends Error {}
@@ -146,6 +160,24 @@ function s3Settings(env: Env): S3Settings | undefined {
   };
 }
 
+function smtpUrl(env: Env, production: boolean): string | undefined {
+  const value = url(env, 'SMTP_URL');
+  if (value === undefined && production)
+    throw new ConfigError('SMTP_URL must be set in production (NODE_ENV=production): mail leaves only through SMTP there');
+  if (value !== undefined && !/^smtps?:/.test(value))
+    throw new ConfigError(`SMTP_URL must be an smtp:// or smtps:// URL, got "${value.split(':')[0]}:"`);
+  return value;
+}
+
+function mailFrom(env: Env, production: boolean): string {
+  const value = text(env, 'MAIL_FROM');
+  if (value === undefined && production)
+    throw new ConfigError('MAIL_FROM must be set in production (NODE_ENV=production), e.g. "Islet <no-reply@example.org>"');
+  if (value !== undefined && !value.includes('@'))
+    throw new ConfigError(`MAIL_FROM must be an address, optionally with a name ("Islet <no-reply@example.org>"), got "${value}"`);
+  return value ?? 'Islet <no-reply@localhost>';
+}
+
 function secret(env: Env, name: string): string | undefined {
   const value = text(env, name);
   if (value !== undefined && value.length < 16) throw new ConfigError(`${name} must be at least 16 characters long`);
@@ -207,5 +239,20 @@ export function loadConfig(env: Env = process.env): Config {
     glucoseReadingsPerHour: integer(env, 'GLUCOSE_READINGS_PER_HOUR', 240, 61, 100_000),
     // About a quarter of a second of updater work; 60 days of 5-minute CGM data fit in one turn.
     summaryReadingsPerTurn: integer(env, 'SUMMARY_READINGS_PER_TURN', 20_000, 100, 10_000_000),
+    smtpUrl: smtpUrl(env, production),
+    mailFrom: mailFrom(env, production),
+    // A person asking again a few times; no more, so resend and forgot cannot flood a mailbox.
+    mailPerAddressPerHour: integer(env, 'MAIL_PER_ADDRESS_PER_HOUR', 5, 1, 1_000),
+    // A clinic inviting its staff from one office address; no more, so one client cannot mail the world.
+    mailPerSourcePerHour: integer(env, 'MAIL_PER_SOURCE_PER_HOUR', 20, 1, 100_000),
+    mailRetryMs: integer(env, 'MAIL_RETRY_MS', 10_000, 10, 3_600_000),
+    mailRetryMaxMs: integer(env, 'MAIL_RETRY_MAX_MS', 3_600_000, 10, 24 * 3_600_000),
+    // A sign-up or an invitation waits for someone to read their mail (a week, as Tidepool's
+    // invitations); a password reset opens the account, so its key lives an hour.
+    confirmationLifetimes: {
+      signup: integer(env, 'SIGNUP_CONFIRMATION_TTL', 7 * 24 * 3600, 1, 90 * 24 * 3600),
+      passwordReset: integer(env, 'PASSWORD_RESET_TTL', 3600, 1, 24 * 3600),
+      invitation: integer(env, 'INVITATION_TTL', 7 * 24 * 3600, 1, 90 * 24 * 3600),
+    },
   };
 }

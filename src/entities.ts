@@ -9,6 +9,7 @@ import { GlucoseReadingSchema } from './domains/glucose/glucose-reading.entity';
 import { GlucoseBucketSchema, GlucoseSummarySchema } from './domains/glucose/glucose-summary.entity';
 import { GlucosePeriodStatsSchema } from './domains/glucose/glucose-period-stats.entity';
 import { BlobSchema } from './domains/blobs/blob.entity';
+import { ConfirmationSchema } from './domains/confirmations/confirmation.entity';
 import { DeviceLogSchema } from './domains/device-logs/device-log.entity';
 import { PermissionGrantSchema } from './domains/permissions/permission-grant.entity';
 import { UserEmailSchema, UserSchema } from './domains/users/user.entity';
@@ -28,5 +29,6 @@ export const entities = [
   ...[ClinicPatientPeriodStatsSchema],
   ...[DatasetSchema, GlucoseReadingSchema, GlucoseBucketSchema, GlucoseSummarySchema, GlucosePeriodStatsSchema],
   ...[AccessLogRecordSchema, AccessLogHourSchema],
+  ...[ConfirmationSchema],
   ...[OidcRecordSchema, RealmKeySchema, RevokedSessionSchema, LoginFailureSchema, IdentityLinkSchema],
 ];

@@ -16,6 +16,7 @@ import { Migration20261121115256_sharing_and_account_sessions } from './Migratio
 import { Migration20261121110548_foundation } from './Migration20261121110548_foundation';
 import { Migration20261127060000_grant_origins_and_address_times } from './Migration20261127060000_grant_origins_and_address_times';
 import { Migration20261127070000_glucose_summary_queue } from './Migration20261127070000_glucose_summary_queue';
+import { Migration20261127080000_mail_outbox } from './Migration20261127080000_mail_outbox';
 import { Migration20261127081000_confirmations } from './Migration20261127081000_confirmations';
 import type { Migration } from '@mikro-orm/migrations';
 
@@ -53,5 +54,6 @@ export const migrations: { name: string; class: MigrationClass }[] = [
     class: Migration20261127060000_grant_origins_and_address_times,
   },
   { name: 'Migration20261127070000_glucose_summary_queue', class: Migration20261127070000_glucose_summary_queue },
+  { name: 'Migration20261127080000_mail_outbox', class: Migration20261127080000_mail_outbox },
   { name: 'Migration20261127081000_confirmations', class: Migration20261127081000_confirmations },
 ];

@@ -3,6 +3,13 @@ import path from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { ConfigError, loadConfig } from './config';
 
+/** What production requires besides NODE_ENV. */
+const PRODUCTION = {
+  NODE_ENV: 'production',
+  SMTP_URL: 'smtp://mail.example.org',
+  MAIL_FROM: 'Islet <no-reply@example.org>',
+};
+
 describe('loadConfig', () => {
   it('has working defaults for a fresh machine', () => {
     const config = loadConfig({});
@@ -46,9 +53,9 @@ describe('loadConfig', () => {
 
   it('serves the GraphQL playground outside production unless GRAPHQL_PLAYGROUND says otherwise', () => {
     expect(loadConfig({}).graphqlPlayground).toBe(true);
-    expect(loadConfig({ NODE_ENV: 'production' }).graphqlPlayground).toBe(false);
+    expect(loadConfig(PRODUCTION).graphqlPlayground).toBe(false);
     expect(loadConfig({ GRAPHQL_PLAYGROUND: 'false' }).graphqlPlayground).toBe(false);
-    expect(loadConfig({ NODE_ENV: 'production', GRAPHQL_PLAYGROUND: 'true' }).graphqlPlayground).toBe(true);
+    expect(loadConfig({ ...PRODUCTION, GRAPHQL_PLAYGROUND: 'true' }).graphqlPlayground).toBe(true);
     expect(() => loadConfig({ GRAPHQL_PLAYGROUND: 'sometimes' })).toThrow(/GRAPHQL_PLAYGROUND must be true or false/);
   });
 
@@ -62,8 +69,22 @@ describe('loadConfig', () => {
     expect(loadConfig({ TRUST_PROXY: '3' }).trustProxy).toBe(3);
   });
 
+  it('sends mail through SMTP_URL, and requires it and MAIL_FROM in production', () => {
+    expect(loadConfig({})).toMatchObject({ smtpUrl: undefined, mailFrom: 'Islet <no-reply@localhost>' });
+    expect(loadConfig(PRODUCTION)).toMatchObject({
+      smtpUrl: 'smtp://mail.example.org',
+      mailFrom: PRODUCTION.MAIL_FROM,
+    });
+    expect(() => loadConfig({ ...PRODUCTION, SMTP_URL: '' })).toThrow(/SMTP_URL must be set in production/);
+    expect(() => loadConfig({ ...PRODUCTION, MAIL_FROM: undefined })).toThrow(/MAIL_FROM must be set in production/);
+    expect(() => loadConfig({ SMTP_URL: 'https://mail.example.org' })).toThrow(
+      /SMTP_URL must be an smtp:\/\/ or smtps:\/\//,
+    );
+    expect(() => loadConfig({ MAIL_FROM: 'Islet' })).toThrow(/MAIL_FROM must be an address/);
+  });
+
   it('never creates the development client in production', () => {
-    expect(loadConfig({ NODE_ENV: 'production', DEV_CLIENT_SECRET: 'x'.repeat(20) }).devClientSecret).toBeUndefined();
+    expect(loadConfig({ ...PRODUCTION, DEV_CLIENT_SECRET: 'x'.repeat(20) }).devClientSecret).toBeUndefined();
   });
 
   it('is documented: every variable it reads has a row in the README table', () => {

@@ -163,7 +163,9 @@ function s3Settings(env: Env): S3Settings | undefined {
 function smtpUrl(env: Env, production: boolean): string | undefined {
   const value = url(env, 'SMTP_URL');
   if (value === undefined && production)
-    throw new ConfigError('SMTP_URL must be set in production (NODE_ENV=production): mail leaves only through SMTP there');
+    throw new ConfigError(
+      'SMTP_URL must be set in production (NODE_ENV=production): mail leaves only through SMTP there',
+    );
   if (value !== undefined && !/^smtps?:/.test(value))
     throw new ConfigError(`SMTP_URL must be an smtp:// or smtps:// URL, got "${value.split(':')[0]}:"`);
   return value;
@@ -172,9 +174,13 @@ function smtpUrl(env: Env, production: boolean): string | undefined {
 function mailFrom(env: Env, production: boolean): string {
   const value = text(env, 'MAIL_FROM');
   if (value === undefined && production)
-    throw new ConfigError('MAIL_FROM must be set in production (NODE_ENV=production), e.g. "Islet <no-reply@example.org>"');
+    throw new ConfigError(
+      'MAIL_FROM must be set in production (NODE_ENV=production), e.g. "Islet <no-reply@example.org>"',
+    );
   if (value !== undefined && !value.includes('@'))
-    throw new ConfigError(`MAIL_FROM must be an address, optionally with a name ("Islet <no-reply@example.org>"), got "${value}"`);
+    throw new ConfigError(
+      `MAIL_FROM must be an address, optionally with a name ("Islet <no-reply@example.org>"), got "${value}"`,
+    );
   return value ?? 'Islet <no-reply@localhost>';
 }
 

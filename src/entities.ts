@@ -14,6 +14,7 @@ import { DeviceLogSchema } from './domains/device-logs/device-log.entity';
 import { PermissionGrantSchema } from './domains/permissions/permission-grant.entity';
 import { UserEmailSchema, UserSchema } from './domains/users/user.entity';
 import { PendingObjectSchema } from './infra/content/pending-object.entity';
+import { OutboundMailSchema } from './infra/mail/outbound-mail.entity';
 import { AccessLogHourSchema, AccessLogRecordSchema } from './domains/access-log/access-log.entity';
 
 /**
@@ -25,6 +26,7 @@ export const entities = [
   ...[UserSchema, UserEmailSchema],
   ...[PermissionGrantSchema],
   ...[BlobSchema, DeviceLogSchema, PendingObjectSchema],
+  ...[OutboundMailSchema],
   ...[ClinicSchema, ClinicianSchema, ClinicianInviteSchema, ClinicPatientSchema, PatientTagSchema, PatientInviteSchema],
   ...[ClinicPatientPeriodStatsSchema],
   ...[DatasetSchema, GlucoseReadingSchema, GlucoseBucketSchema, GlucoseSummarySchema, GlucosePeriodStatsSchema],

@@ -38,6 +38,8 @@ import { limitConcurrentHashes } from './domains/users/password-hash';
 import type { Orm } from './infra/database/orm';
 import type { Logger } from './infra/logger';
 import { DatabaseEvents } from './infra/database/events';
+import { createMailer } from './infra/mail/mailer';
+import type { MailQueue } from './infra/mail/mail';
 import { ContentStore } from './infra/content/content-store';
 import type { ObjectStore } from './infra/object-store/object-store';
 import type { ShutdownStep } from './infra/shutdown';
@@ -70,6 +72,8 @@ export interface Services {
   deviceLogs: DeviceLogsService;
   glucose: GlucoseService;
   summaryUpdater: SummaryUpdater;
+  /** The mail outbox: domains enqueue rendered mail in the transaction of the action that needs it. */
+  mail: MailQueue;
   /** Summary changes for this instance's live subscribers. */
   summaryFeed: SummaryFeed;
   clinics: ClinicsService;
@@ -105,6 +109,7 @@ export async function createServices({
   secrets,
 }: ServiceDependencies): Promise<Services> {
   const access = new AccessPolicy([clinicGrants], clinicControl);
+  const mailer = createMailer(config, () => orm.em.fork(), logger);
   const users = new UsersService(access);
   const readEntries = config.accessLogRecording
     ? new GroupedEntryWriter(
@@ -205,6 +210,7 @@ export async function createServices({
       .receive(payload)
       .catch((error: unknown) => logger.warn({ err: error }, 'delivering a glucose summary change failed'));
   });
+  mailer.start(events);
   await events.start();
   revocations.start();
   summaryUpdater.start();
@@ -244,6 +250,7 @@ export async function createServices({
     deviceLogs,
     glucose,
     summaryUpdater,
+    mail: mailer.queue,
     summaryFeed,
     clinics,
     clinicians,
@@ -266,6 +273,7 @@ export async function createServices({
       revocations.close();
       await step('the glucose summary updater', () => summaryUpdater.close());
       await step('the access log writer', async () => readEntries?.close(ACCESS_LOG_CLOSE_TIMEOUT_MS));
+      await step('the mail sender', () => mailer.close());
       await step('the database event listener', () => events.close());
     },
   };

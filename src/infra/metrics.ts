@@ -112,6 +112,65 @@ export const glucoseSummaryLag = new Histogram({
   registers: [registry],
 });
 
+export const mailsSent = new Counter<'kind'>({
+  name: 'islet_mails_sent_total',
+  help: 'Mails handed to the SMTP server (or, without SMTP_URL, written to the outbox folder), by kind.',
+  labelNames: ['kind'],
+  registers: [registry],
+});
+
+export const mailSendFailures = new Counter<'kind'>({
+  name: 'islet_mail_send_failures_total',
+  help: 'Attempts to send a mail that failed, by kind; each failed mail is tried again after a backoff.',
+  labelNames: ['kind'],
+  registers: [registry],
+});
+
+export const mailsAbandoned = new Counter({
+  name: 'islet_mails_abandoned_total',
+  help: 'Mails given up on: still unsent when they left the outbox after days of failed attempts (each is logged).',
+  registers: [registry],
+});
+
+/** How each mail outbox of this process reads its queue (a test runs several services in one). */
+const mailQueues = new Set<() => Promise<{ queued: number; oldestSeconds: number }>>();
+
+/** Sums the queues' counts and keeps their oldest age; a queue that cannot be read is left out. */
+async function mailQueueState(): Promise<{ queued: number; oldestSeconds: number }> {
+  const states = await Promise.all([...mailQueues].map((read) => read().catch(() => undefined)));
+  return states.reduce<{ queued: number; oldestSeconds: number }>(
+    (all, state) =>
+      state
+        ? { queued: all.queued + state.queued, oldestSeconds: Math.max(all.oldestSeconds, state.oldestSeconds) }
+        : all,
+    { queued: 0, oldestSeconds: 0 },
+  );
+}
+
+export const mailsQueued = new Gauge({
+  name: 'islet_mails_queued',
+  help: 'Mails in the outbox not sent yet (due or waiting for a retry).',
+  registers: [registry],
+  async collect() {
+    this.set((await mailQueueState()).queued);
+  },
+});
+
+export const mailOldestQueuedAge = new Gauge({
+  name: 'islet_mail_oldest_queued_seconds',
+  help: 'Age of the oldest mail in the outbox not sent yet (0 when none waits).',
+  registers: [registry],
+  async collect() {
+    this.set((await mailQueueState()).oldestSeconds);
+  },
+});
+
+/** Counts the outbox `read` reads in the queue gauges until the returned function is called. */
+export function meterMailQueue(read: () => Promise<{ queued: number; oldestSeconds: number }>): () => void {
+  mailQueues.add(read);
+  return () => mailQueues.delete(read);
+}
+
 /** The database pools of this process (a test runs several services in one). */
 const pools = new Set<{ totalCount: number; idleCount: number; waitingCount: number }>();
 

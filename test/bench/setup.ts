@@ -103,6 +103,9 @@ export async function startService(
     path.join(dist, 'src/main.js'),
     {
       NODE_ENV: 'production',
+      // Required in production; the benchmarks send no mail.
+      SMTP_URL: 'smtp://127.0.0.1:9',
+      MAIL_FROM: 'Islet <no-reply@islet.test>',
       LEGACY_REALM: 'dev1',
       // Throughput is what is measured here, so the per-address token limit is off and the
       // password budget out of reach (the login-flood scenario measures it, in a service of its own).

@@ -48,6 +48,9 @@ describe('the development client islet-dev', () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'islet-production-'));
     const config = loadConfig({
       NODE_ENV: 'production',
+      // Required in production; this test sends no mail.
+      SMTP_URL: 'smtp://127.0.0.1:9',
+      MAIL_FROM: 'Islet <no-reply@islet.test>',
       HOST: '127.0.0.1',
       PORT: '0',
       DATABASE_URL: app.database.url,

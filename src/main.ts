@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { ConfigError, loadConfig, type Config } from './config';
 import { createLogger } from './infra/logger';
 import { secretsFile } from './infra/secrets';
+import { outboxFolder } from './infra/mail/mailer';
 import { DEV_CLIENT_ID } from './auth/oidc/clients';
 import { startService, type RunningService } from './service';
 
@@ -21,6 +22,9 @@ export function startupBanner(config: Config, service: Pick<RunningService, 'url
         ? 'client_secret from DEV_CLIENT_SECRET'
         : `client_secret kept in ${kept}`;
     lines.push(`Development client in every realm: client_id=${DEV_CLIENT_ID} ${secret}`);
+  }
+  if (!config.smtpUrl) {
+    lines.push(`Mail is not sent (no SMTP_URL): each is written to ${outboxFolder(config.dataDir)}, its links logged`);
   }
   if (secrets.generated.includes('serverSecret')) {
     lines.push(`Generated SERVER_SECRET (kept in ${kept}): ${secrets.serverSecret}`);

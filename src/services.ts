@@ -34,6 +34,9 @@ import { PatientTagsService } from './domains/clinics/patient-tags.service';
 import { PatientsService } from './domains/clinics/patients.service';
 import { TideService } from './domains/clinics/tide/tide.service';
 import { UsersService } from './domains/users/users.service';
+import { ConfirmationStore } from './domains/confirmations/confirmations.store';
+import { PasswordResetsService } from './domains/confirmations/password-resets.service';
+import { SignupConfirmationsService } from './domains/confirmations/signup-confirmations.service';
 import { limitConcurrentHashes } from './domains/users/password-hash';
 import type { Orm } from './infra/database/orm';
 import type { Logger } from './infra/logger';
@@ -76,6 +79,10 @@ export interface Services {
   mail: MailQueue;
   /** Summary changes for this instance's live subscribers. */
   summaryFeed: SummaryFeed;
+  /** Mailed keys of every confirmation flow (sign-up, password reset, invitations). */
+  confirmations: ConfirmationStore;
+  signupConfirmations: SignupConfirmationsService;
+  passwordResets: PasswordResetsService;
   clinics: ClinicsService;
   clinicians: CliniciansService;
   patients: PatientsService;
@@ -110,6 +117,7 @@ export async function createServices({
 }: ServiceDependencies): Promise<Services> {
   const access = new AccessPolicy([clinicGrants], clinicControl);
   const mailer = createMailer(config, () => orm.em.fork(), logger);
+  const confirmations = new ConfirmationStore(mailer.queue, config.confirmationLifetimes);
   const users = new UsersService(access);
   const readEntries = config.accessLogRecording
     ? new GroupedEntryWriter(
@@ -214,12 +222,27 @@ export async function createServices({
   await events.start();
   revocations.start();
   summaryUpdater.start();
+  const accountMailLinks = { baseUrl, realm: config.legacyRealm };
+  const signupConfirmations = new SignupConfirmationsService(
+    confirmations,
+    users,
+    accountMailLinks,
+    config.confirmationLifetimes,
+  );
+  users.onAddressesChanged((scope, account) => signupConfirmations.addressesChanged(scope, account));
   const verifier = new TokenVerifier(realms);
   const authenticator = new Authenticator(verifier, revocations);
   const sessions = new SessionsService(realms, users, authenticator, guard, revocations, orm, {
     legacyRealm: config.legacyRealm,
     serverSecret: secrets.serverSecret,
   });
+  const passwordResets = new PasswordResetsService(
+    confirmations,
+    users,
+    accountMailLinks,
+    config.confirmationLifetimes,
+    (userId) => sessions.endAllSessionsOf(userId),
+  );
 
   // Deleting an account: its sessions end first, then each domain removes what it holds, in the
   // transaction that deletes the account.
@@ -232,6 +255,7 @@ export async function createServices({
   lifecycle.onDelete((scope, userId, addresses) => clinicians.forgetUser(scope, userId, addresses));
   lifecycle.onDelete((scope, userId) => patients.forgetUser(scope, userId));
   lifecycle.onDelete((scope, userId) => patientInvites.forgetUser(scope, userId));
+  lifecycle.onDelete((scope, userId) => confirmations.forgetUser(scope.em, userId));
   // What was granted through a clinic's access ends when the clinic no longer backs it.
   clinicians.onBackingEnds((tx, clinicId, userId) =>
     permissions.endClinicGrants(tx, clinicId, { clinicianId: userId }),
@@ -252,6 +276,9 @@ export async function createServices({
     summaryUpdater,
     mail: mailer.queue,
     summaryFeed,
+    confirmations,
+    signupConfirmations,
+    passwordResets,
     clinics,
     clinicians,
     patients,

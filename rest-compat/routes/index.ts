@@ -11,6 +11,7 @@ import { sessionRoutes } from './sessions';
 import { userRoutes } from './users';
 import { tideRoutes } from './tide';
 import { accessLogRoutes } from './access-log';
+import { confirmAccountRoutes } from './confirm-account';
 
 /** The legacy REST API: one row per Tidepool operation. */
 export const restRoutes: RestRoute[] = [
@@ -25,6 +26,7 @@ export const restRoutes: RestRoute[] = [
   ...clinicPatientRoutes,
   ...tideRoutes,
   ...accessLogRoutes,
+  ...confirmAccountRoutes,
 ];
 
 /** Downloads, which stream bytes GraphQL cannot carry. */

@@ -1,3 +1,4 @@
+import { CONFIRMATION_CREDENTIAL_FREE_MUTATIONS } from '../domains/confirmations/confirmations.resolver';
 import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import type { Scope } from '../kernel/scope';
 import { SignUpInput, User } from '../domains/users/user.types';
@@ -23,7 +24,13 @@ function session(record: SessionRecord): Session {
  * Mutations that do not act as the caller: /graphql and the REST routes that run only these
  * run them anonymously when the request's token is unusable.
  */
-export const CREDENTIAL_FREE_MUTATIONS: ReadonlySet<string> = new Set(['signUp', 'logIn', 'serverLogIn', 'logOut']);
+export const CREDENTIAL_FREE_MUTATIONS: ReadonlySet<string> = new Set([
+  'signUp',
+  'logIn',
+  'serverLogIn',
+  'logOut',
+  ...CONFIRMATION_CREDENTIAL_FREE_MUTATIONS,
+]);
 
 @Resolver()
 export class SessionsResolver {

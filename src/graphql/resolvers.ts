@@ -26,6 +26,7 @@ import {
 } from '../domains/glucose/summary-updates.resolver';
 import { ClinicPatientDataSourcesResolver, ClinicTideResolver } from '../domains/clinics/tide/tide.resolver';
 import { ClinicAccessLogResolver, UserAccessLogResolver } from '../domains/access-log/access-log.resolver';
+import { AccountConfirmationsResolver } from '../domains/confirmations/confirmations.resolver';
 import type { Services } from '../services';
 import { instanceIn, referenceKey, type EntityBinding } from './federation';
 import { livePubSub } from './live';
@@ -59,6 +60,10 @@ export function resolverBindings(services: Services): ResolverBinding[] {
     [PatientsResolver, new PatientsResolver(services.patients, services.patientTags, services.patientInvites)],
     [UserAccessLogResolver, new UserAccessLogResolver(services.accessLog)],
     [ClinicAccessLogResolver, new ClinicAccessLogResolver(services.accessLog)],
+    [
+      AccountConfirmationsResolver,
+      new AccountConfirmationsResolver(services.signupConfirmations, services.passwordResets),
+    ],
   ];
 }
 

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { isAppError, retryAfterOf } from '../../src/kernel/errors';
 import type { Mail } from '../../src/infra/mail/mail';
 import { outboxFolder } from '../../src/infra/mail/mailer';
+import { startupBanner } from '../../src/main';
 import { MailOutbox } from '../../src/infra/mail/outbox';
 import { composeMail, linkTo } from '../../src/infra/mail/render';
 import { startTestApp, type TestApp } from '../support/app';
@@ -170,6 +171,8 @@ describe('without SMTP_URL outside production', () => {
       const mail = notice();
       await dev.service.orm.em.fork().transactional((em) => outbox.enqueue(em, mail, {}));
       const folder = outboxFolder(dev.config.dataDir);
+      expect(startupBanner(dev.config, dev.service).join('\n')).toContain(`written to ${folder}`);
+      expect(startupBanner(app.config, app.service).join('\n')).not.toContain('Mail is not sent');
       await eventually(
         async () => fs.existsSync(folder) && fs.readdirSync(folder).length > 0,
         'a mail file is written',

@@ -156,6 +156,26 @@ export async function expectMatchesOperation(reply: Reply, file: OpenApiFile, op
   if (problems.length) fail(reply, `${file} ${operationId}`, problems);
 }
 
+/**
+ * Fails unless `value` matches one of Tidepool's model files (a path under the reference, such
+ * as `confirm/models/confirmation.v1.yaml`): for answers whose operations Tidepool publishes no
+ * description of, only their models (hydrophone's confirmations).
+ */
+export async function expectMatchesTidepoolModel(value: unknown, model: string): Promise<void> {
+  let schema = models.get(model);
+  if (!schema) {
+    schema = $RefParser.dereference(path.join(REFERENCE, model)) as Promise<object>;
+    models.set(model, schema);
+  }
+  const validate = validatorFor(tidepoolAjv, `model:${model}`, await schema);
+  if (validate(value)) return;
+  const problems = (validate.errors ?? []).map(
+    (error) => `  ${error.instancePath || '(value)'} ${error.message ?? ''}`,
+  );
+  throw new Error(`does not match Tidepool's ${model}:\n${problems.join('\n')}\n${JSON.stringify(value)}`);
+}
+const models = new Map<string, Promise<object>>();
+
 /** Islet's own description, read once per running service; null for a server that is not Islet. */
 const isletDocuments = new Map<string, Promise<OpenApiDocument | null>>();
 

@@ -77,20 +77,26 @@ export class ConfirmationStore {
   ): Promise<{ confirmation: ConfirmationRecord; key: string }> {
     const key = newConfirmationKey();
     const created = new Date();
-    const confirmation = tx.create(ConfirmationSchema, {
-      id: hexId(32),
-      keyHash: hashConfirmationKey(key),
-      type: input.type,
-      status: 'pending',
-      email: input.email.toLowerCase(),
-      creatorId: input.creatorId,
-      userId: input.userId,
-      context: input.context ?? null,
-      created,
-      modified: null,
-      expiresAt: new Date(created.getTime() + lifetimeOf(this.lifetimes, input.type) * 1000),
-    });
+    const confirmation = tx.create(
+      ConfirmationSchema,
+      {
+        id: hexId(32),
+        keyHash: hashConfirmationKey(key),
+        type: input.type,
+        status: 'pending',
+        email: input.email.toLowerCase(),
+        creatorId: input.creatorId,
+        userId: input.userId,
+        context: input.context ?? null,
+        created,
+        modified: null,
+        expiresAt: new Date(created.getTime() + lifetimeOf(this.lifetimes, input.type) * 1000),
+      },
+      { persist: false },
+    );
+    // Written only once its mail is accepted: a refused mail (RATE_LIMITED) leaves nothing behind.
     await this.mail.enqueue(tx, render(key, confirmation), requester);
+    tx.persist(confirmation);
     await tx.flush();
     return { confirmation, key };
   }

@@ -13,7 +13,7 @@ import {
   USER_ID_PATTERN,
 } from '../../kernel/validation';
 import type { AccessPolicy } from '../permissions/access-policy';
-import { needsCurrentPassword } from './credential-changes';
+import { changesCredentials, needsCurrentPassword } from './credential-changes';
 import { isCustodial, releasing } from './custodial-addresses';
 import { hashPassword, verifyAgainstDecoy, verifyPassword } from './password-hash';
 import { UserEmailSchema, UserSchema, type UserRecord } from './user.entity';
@@ -59,12 +59,16 @@ export type GuardedPasswordCheck = (
 /** Told after an account's password changed (its other sessions end); `by` made the change. */
 export type PasswordChangedHook = (userId: string, by: Principal) => Promise<void>;
 
+/** Told after an account's login addresses changed (it is unverified again until it confirms one). */
+export type AddressesChangedHook = (scope: Scope, account: UserRecord) => Promise<void>;
+
 const sameSet = (a: readonly string[], b: readonly string[]) =>
   a.length === b.length && a.every((value) => b.includes(value));
 
 export class UsersService {
   private guardedCheck: GuardedPasswordCheck = (_loginName, _source, check) => check();
   private readonly passwordChangedHooks: PasswordChangedHook[] = [];
+  private readonly addressesChangedHooks: AddressesChangedHook[] = [];
 
   constructor(private readonly access: AccessPolicy) {}
 
@@ -76,6 +80,11 @@ export class UsersService {
   /** Registers what must happen once a password has changed (ending the account's other sessions). */
   onPasswordChanged(hook: PasswordChangedHook): void {
     this.passwordChangedHooks.push(hook);
+  }
+
+  /** Registers what must happen once an account's login addresses changed (a new sign-up confirmation). */
+  onAddressesChanged(hook: AddressesChangedHook): void {
+    this.addressesChangedHooks.push(hook);
   }
 
   async signUp(scope: Scope, input: NewAccount): Promise<UserRecord> {
@@ -143,6 +152,9 @@ export class UsersService {
     if (changes.emailVerified != null) user.emailVerified = changes.emailVerified;
     if (changes.termsAccepted != null) user.termsAccepted = changes.termsAccepted;
     if (password !== null) user.passwordHash = await hashPassword(password);
+    // New login addresses are unverified until their owner confirms them (unless a server says otherwise).
+    const addressesChanged = changesCredentials(current, { username, emails });
+    if (addressesChanged && changes.emailVerified == null) user.emailVerified = false;
     if (username !== null) user.username = username;
     if (emails !== null) user.emails = emails;
     user.modifiedTime = new Date();
@@ -150,7 +162,26 @@ export class UsersService {
     await this.saveWithEmails(scope.em, user);
     userLoader(scope).clear(user.id).prime(user.id, user);
     if (password !== null) for (const hook of this.passwordChangedHooks) await hook(user.id, principal);
+    if (addressesChanged) for (const hook of this.addressesChangedHooks) await hook(scope, user);
     return user;
+  }
+
+  /** Marks the account's address verified (its owner presented the key mailed to it). */
+  async markEmailVerified(tx: EntityManager, userId: string): Promise<void> {
+    await tx.nativeUpdate(UserSchema, { id: userId }, { emailVerified: true, modifiedTime: new Date() });
+  }
+
+  /**
+   * Sets a new password for an account whose owner proved its address (a password reset): the
+   * same rules and hashing as a password change. The caller ends the account's sessions.
+   */
+  async replacePassword(tx: EntityManager, userId: string, password: string): Promise<void> {
+    const passwordHash = await hashPassword(assertPassword(password));
+    await tx.nativeUpdate(
+      UserSchema,
+      { id: userId },
+      { passwordHash, modifiedTime: new Date(), modifiedUserId: userId },
+    );
   }
 
   /**

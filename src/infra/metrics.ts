@@ -135,16 +135,17 @@ export const mailsAbandoned = new Counter({
 /** How each mail outbox of this process reads its queue (a test runs several services in one). */
 const mailQueues = new Set<() => Promise<{ queued: number; oldestSeconds: number }>>();
 
-/** Sums the queues' counts and keeps their oldest age; a queue that cannot be read is left out. */
-async function mailQueueState(): Promise<{ queued: number; oldestSeconds: number }> {
+/**
+ * Sums the queues' counts and keeps their oldest age; undefined when a queue cannot be read
+ * (the database is away), so the gauges keep their last values instead of showing an empty queue.
+ */
+async function mailQueueState(): Promise<{ queued: number; oldestSeconds: number } | undefined> {
   const states = await Promise.all([...mailQueues].map((read) => read().catch(() => undefined)));
-  return states.reduce<{ queued: number; oldestSeconds: number }>(
-    (all, state) =>
-      state
-        ? { queued: all.queued + state.queued, oldestSeconds: Math.max(all.oldestSeconds, state.oldestSeconds) }
-        : all,
-    { queued: 0, oldestSeconds: 0 },
-  );
+  if (states.some((state) => state === undefined)) return undefined;
+  return {
+    queued: states.reduce((sum, state) => sum + state!.queued, 0),
+    oldestSeconds: Math.max(0, ...states.map((state) => state!.oldestSeconds)),
+  };
 }
 
 export const mailsQueued = new Gauge({
@@ -152,7 +153,8 @@ export const mailsQueued = new Gauge({
   help: 'Mails in the outbox not sent yet (due or waiting for a retry).',
   registers: [registry],
   async collect() {
-    this.set((await mailQueueState()).queued);
+    const state = await mailQueueState();
+    if (state) this.set(state.queued);
   },
 });
 
@@ -161,7 +163,8 @@ export const mailOldestQueuedAge = new Gauge({
   help: 'Age of the oldest mail in the outbox not sent yet (0 when none waits).',
   registers: [registry],
   async collect() {
-    this.set((await mailQueueState()).oldestSeconds);
+    const state = await mailQueueState();
+    if (state) this.set(state.oldestSeconds);
   },
 });
 

@@ -37,6 +37,17 @@ describe('MailOutbox.enqueue', () => {
     expect(await database.query(`select 1 from outbound_mails where recipient = 'outside@example.org'`)).toEqual([]);
   });
 
+  it('refuses a recipient that is not one plain address, which would send the mail elsewhere too', async () => {
+    for (const to of [
+      'a@example.org, b@example.org',
+      'Eve <eve@example.org>',
+      'a@example.org\nBcc: b@example.org',
+      'nobody',
+    ])
+      expect(await outcome(enqueue(mailTo(to)))).toBe('INVALID');
+    expect(await outcome(enqueue(mailTo(' Plain.Person+tag@example.org ')))).toBe('ok');
+  });
+
   it('lets exactly the limit through when enqueues to one address race from several connections', async () => {
     const results = await Promise.all(
       Array.from({ length: 6 }, (_, i) => outcome(enqueue(mailTo('raced@example.org'), `192.0.2.${i}`))),

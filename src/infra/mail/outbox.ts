@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { rateLimited } from '../../kernel/errors';
+import { invalid, rateLimited } from '../../kernel/errors';
 import type { Mail, MailQueue, MailRequester } from './mail';
 
 /** Notified (on commit) when a mail joins the outbox, so the sender wakes at once. */
@@ -14,6 +14,9 @@ export interface MailLimits {
   /** Mails one source address may cause per hour (MAIL_PER_SOURCE_PER_HOUR). */
   perSource: number;
 }
+
+/** One plain mail address: no display name, list or whitespace that would send the mail elsewhere too. */
+const SINGLE_ADDRESS = /^[^\s@,;:<>()[\]"\\]+@[^\s@,;:<>()[\]"\\]+$/;
 
 /** The form limits count an address in: `Alice@Example.org` and `alice@example.org ` are one mailbox here. */
 export const recipientKey = (address: string) => address.trim().toLowerCase();
@@ -30,6 +33,7 @@ export class MailOutbox implements MailQueue {
   async enqueue(em: EntityManager, mail: Mail, requester: MailRequester): Promise<void> {
     if (!em.isInTransaction())
       throw new Error('MailQueue.enqueue needs the transaction of the action that sends the mail');
+    if (!SINGLE_ADDRESS.test(mail.to.trim())) throw invalid(`"${mail.to}" is not one mail address`, 'email');
     const recipient = recipientKey(mail.to);
     const source = requester.source ?? null;
     const keys = [`mail:to:${recipient}`, ...(source === null ? [] : [`mail:source:${source}`])].sort();

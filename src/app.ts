@@ -109,7 +109,7 @@ export async function createApp({
   app.use(uploadInfoRouter());
   // With METRICS_PORT the service's own port has no /metrics (src/service.ts serves it there).
   if (config.metricsPort === undefined) app.get('/metrics', metricsEndpoint(config));
-  app.use('/realms', realms.router(realmRoutes(services, config, logger)));
+  app.use('/realms', realms.router(realmRoutes(services, config, logger, orm)));
 
   const uploadTime = uploadDeadline(uploadRequestTimeoutMs(config.uploadTimeoutSeconds * 1000));
   const multipart = graphqlMultipart(graphqlError);

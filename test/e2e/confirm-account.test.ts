@@ -92,6 +92,31 @@ describe('sign-up verification', () => {
     expect(resent.status).toBe(409);
   });
 
+  it('confirms through the page the mail links to: opening it changes nothing, its button confirms', async () => {
+    const account = await signUp(app);
+    await call(app.url, `/confirm/send/signup/${account.userid}`, { method: 'POST', token: account.token });
+    const link = /https?:\/\/\S+verify-email\?key=\S+/.exec((await smtp.nextMail(account.email)).text ?? '')![0];
+    const opened = await fetch(link);
+    const form = await opened.text();
+    expect(opened.status).toBe(200);
+    expect((await me(account)).emailVerified).toBe(false);
+
+    const hidden = (name: string) => new RegExp(`name="${name}" value="([^"]+)"`).exec(form)![1]!;
+    const submit = (csrf: string) =>
+      fetch(new URL('/realms/dev1/login-actions/verify-email', app.url), {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ key: hidden('key'), csrf }).toString(),
+      });
+    expect((await submit('forged')).status).toBe(403);
+    expect((await me(account)).emailVerified).toBe(false);
+    const confirmed = await submit(hidden('csrf'));
+    expect(confirmed.status).toBe(200);
+    expect(await confirmed.text()).toContain('Address confirmed');
+    expect((await me(account)).emailVerified).toBe(true);
+    expect((await submit(hidden('csrf'))).status).toBe(409);
+  });
+
   it('is asked for by the account itself or a server; anyone else is refused', async () => {
     const [account, other] = await Promise.all([signUp(app), signUp(app)]);
     const path = `/confirm/send/signup/${account.userid}`;

@@ -3,6 +3,8 @@ import type { Config } from '../../config';
 import { rateLimit, RateLimiter } from '../../http/rate-limit';
 import type { Logger } from '../../infra/logger';
 import type { Services } from '../../services';
+import type { Orm } from '../../infra/database/orm';
+import { AccountPages } from '../interactions/account-pages';
 import { InteractionRoutes } from '../interactions/interaction-routes';
 import { messagePage, PAGE_HEADERS } from '../interactions/pages';
 import { realmOf } from '../realms';
@@ -28,7 +30,7 @@ function requireOpenIdScope(req: express.Request, res: express.Response, next: e
 }
 
 /** Islet's own routes under /realms/{realm}, served before the realm's provider. */
-export function realmRoutes(services: Services, config: Config, logger: Logger): express.Router {
+export function realmRoutes(services: Services, config: Config, logger: Logger, orm: Orm): express.Router {
   const router = express.Router();
   const limiter = config.tokenRateLimit > 0 ? new RateLimiter(config.tokenRateLimit) : undefined;
   router.post(
@@ -50,6 +52,7 @@ export function realmRoutes(services: Services, config: Config, logger: Logger):
       services.brokerLogin,
       services.brokerStates,
       logger,
+      new AccountPages(services.signupConfirmations, services.passwordResets, () => orm.em.fork(), logger),
     ).router(),
   );
   return router;

@@ -11,6 +11,7 @@ import type { BrokerService } from '../brokering/broker.service';
 import type { BrokerStates } from '../brokering/broker-states';
 import type { LoginGuard } from '../login-guard';
 import { realmOf, type RealmRuntime } from '../realms';
+import type { AccountPages } from './account-pages';
 import { consentPage, loginPage, messagePage, PAGE_HEADERS, pageHeaders } from './pages';
 import { STYLESHEET } from './stylesheet';
 
@@ -48,6 +49,7 @@ export class InteractionRoutes {
     private readonly brokerLogin: BrokerLogin,
     private readonly states: BrokerStates,
     private readonly logger: Logger,
+    private readonly accountPages: AccountPages,
   ) {}
 
   router(): express.Router {
@@ -55,6 +57,7 @@ export class InteractionRoutes {
     router.get('/resources/islet.css', (_req, res) => {
       res.type('text/css').setHeader('Cache-Control', 'public, max-age=3600').send(STYLESHEET);
     });
+    router.use(this.accountPages.router(form));
     router.get(
       '/login-actions/:uid',
       this.page((req, res, runtime, interaction) => this.show(req, res, runtime, interaction)),
@@ -68,6 +71,17 @@ export class InteractionRoutes {
       '/login-actions/:uid/consent',
       form,
       this.page((req, res, runtime, interaction) => this.consent(req, res, runtime, interaction)),
+    );
+    router.get(
+      '/login-actions/:uid/forgot',
+      this.page(async (_req, res, runtime, interaction) =>
+        this.accountPages.forgotForm(res, runtime, interaction.uid, this.csrf(runtime, interaction.uid)),
+      ),
+    );
+    router.post(
+      '/login-actions/:uid/forgot',
+      form,
+      this.page((req, res, runtime, interaction) => this.forgot(req, res, runtime, interaction)),
     );
     router.get(
       '/login-actions/:uid/abort',
@@ -155,6 +169,7 @@ export class InteractionRoutes {
         clientName: await this.clientName(runtime, interaction),
         error: extra.error,
         notice: extra.notice,
+        forgotHref: `${base}/login-actions/${interaction.uid}/forgot`,
         brokers: this.broker.providers.list(runtime.realm).map((provider) => ({
           name: provider.display_name ?? provider.alias,
           href: `${base}/login-actions/${interaction.uid}?kc_idp_hint=${encodeURIComponent(provider.alias)}`,
@@ -211,6 +226,18 @@ export class InteractionRoutes {
     const pending = await this.states.take(runtime.realm, `link:${interaction.uid}`);
     if (pending?.identity) await this.broker.link(runtime.realm, pending.alias, pending.identity, account.id);
     await this.finish(req, res, runtime, { login: { accountId: account.id } });
+  }
+
+  private async forgot(req: Request, res: Response, runtime: RealmRuntime, interaction: Interaction): Promise<void> {
+    const csrf = this.csrf(runtime, interaction.uid);
+    if (!this.csrfValid(runtime, interaction.uid, req.body?.csrf)) {
+      this.logger.warn({ realm: runtime.realm }, 'forgot-password form refused: missing or wrong CSRF token');
+      return this.accountPages.forgotForm(res, runtime, interaction.uid, csrf, {
+        status: 403,
+        error: 'This form has expired. Try again.',
+      });
+    }
+    await this.accountPages.sendForgot(req, res, runtime, interaction.uid, csrf);
   }
 
   private async renderConsent(res: Response, runtime: RealmRuntime, interaction: Interaction): Promise<void> {

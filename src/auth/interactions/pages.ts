@@ -76,6 +76,8 @@ export interface LoginPage extends PageFrame {
   error?: string;
   notice?: string;
   brokers: Broker[];
+  /** The page that mails a password-reset link. */
+  forgotHref: string;
 }
 
 export function loginPage(view: LoginPage): string {
@@ -102,6 +104,7 @@ export function loginPage(view: LoginPage): string {
         <input id="password" name="password" type="password" autocomplete="current-password" required />
         <button type="submit">Sign in</button>
       </form>
+      <p class="aside"><a href="${view.forgotHref}">Forgot password?</a></p>
       ${
         view.brokers.length
           ? html`<nav class="brokers" aria-label="Other ways to sign in">
@@ -160,5 +163,50 @@ export function logoutPage(frame: PageFrame, form: string): string {
       ${new Html(form)}
       <button type="submit" form="op.logoutForm" name="logout" value="yes">Sign out</button>
       <button type="submit" form="op.logoutForm" class="secondary">Stay signed in</button>`,
+  );
+}
+
+/** A form of the password-reset and address-confirmation pages: its fields, one button. */
+export interface AccountForm extends PageFrame {
+  lead: string;
+  action: string;
+  csrf: string;
+  /** Hidden fields the form carries back (the key, the address). */
+  hidden: Record<string, string>;
+  fields: { name: string; label: string; type: 'email' | 'password'; autocomplete: string; value?: string }[];
+  button: string;
+  error?: string;
+  /** A link under the form (back to the sign-in page). */
+  back?: { href: string; label: string };
+}
+
+export function accountFormPage(view: AccountForm): string {
+  return page(
+    view,
+    html`<h1>${view.title}</h1>
+      <p class="lead">${view.lead}</p>
+      ${view.error ? html`<p class="error" role="alert" id="form-error">${view.error}</p>` : ''}
+      <form method="post" action="${view.action}" novalidate>
+        <input type="hidden" name="csrf" value="${view.csrf}" />
+        ${Object.entries(view.hidden).map(
+          ([name, value]) => html`<input type="hidden" name="${name}" value="${value}" />`,
+        )}
+        ${view.fields.map(
+          (field, index) =>
+            html`<label for="${field.name}">${field.label}</label>
+              <input
+                id="${field.name}"
+                name="${field.name}"
+                type="${field.type}"
+                autocomplete="${field.autocomplete}"
+                required
+                ${index === 0 ? html`autofocus` : ''}
+                value="${field.value ?? ''}"
+                ${view.error ? html`aria-describedby="form-error" aria-invalid="true"` : ''}
+              />`,
+        )}
+        <button type="submit">${view.button}</button>
+      </form>
+      ${view.back ? html`<p class="aside"><a href="${view.back.href}">${view.back.label}</a></p>` : ''}`,
   );
 }

@@ -21,5 +21,7 @@ button.secondary { background: transparent; color: var(--accent); border: 1px so
 .brokers a { display: block; text-align: center; padding: .6rem; margin-top: .5rem; border: 1px solid var(--line); border-radius: 8px;
   color: var(--accent); text-decoration: none; font-weight: 600; }
 ul.scopes { padding-left: 1.25rem; }
+p.aside { margin: 1rem 0 0; text-align: center; }
+p.aside a { color: var(--accent); }
 footer { margin-top: 1.5rem; font-size: .85rem; color: var(--muted); text-align: center; }
 `;

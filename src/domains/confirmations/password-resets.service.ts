@@ -57,6 +57,11 @@ export class PasswordResetsService {
       .catch(ignoreRateLimit);
   }
 
+  /** The address a pending reset key was mailed to, for the page that sets the password (404 / 409 as accept). */
+  async addressOf(scope: Scope, key: string): Promise<string> {
+    return (await this.store.pending(scope.em, TYPES, key)).email;
+  }
+
   /**
    * Sets the new password of the account the key was mailed for, when `email` is the address it
    * was mailed to (otherwise the key is unknown: 404); every session and refresh token of the

@@ -37,6 +37,12 @@ import { UsersService } from './domains/users/users.service';
 import { ConfirmationStore } from './domains/confirmations/confirmations.store';
 import { PasswordResetsService } from './domains/confirmations/password-resets.service';
 import { SignupConfirmationsService } from './domains/confirmations/signup-confirmations.service';
+import {
+  CareTeamInvitationsService,
+  type InvitationGrants,
+} from './domains/confirmations/careteam-invitations.service';
+import { ClinicianInvitationKeys } from './domains/confirmations/clinician-invitation-keys';
+import { verifiedAddresses, type InviteeAccounts } from './domains/confirmations/invitee-accounts';
 import { limitConcurrentHashes } from './domains/users/password-hash';
 import type { Orm } from './infra/database/orm';
 import type { Logger } from './infra/logger';
@@ -81,6 +87,7 @@ export interface Services {
   summaryFeed: SummaryFeed;
   /** Mailed keys of every confirmation flow (sign-up, password reset, invitations). */
   confirmations: ConfirmationStore;
+  careTeamInvitations: CareTeamInvitationsService;
   signupConfirmations: SignupConfirmationsService;
   passwordResets: PasswordResetsService;
   clinics: ClinicsService;
@@ -160,10 +167,18 @@ export async function createServices({
       const [account] = await users.many(scope, [userId]);
       return account && users.addressesOf(scope.em, userId);
     },
+    verifiedAddresses: async (scope, userId) => {
+      const [account] = await users.many(scope, [userId]);
+      return account && verifiedAddresses(account);
+    },
     existing: accountsExist,
   };
   const clinics = new ClinicsService(clinicAccounts, config.objectQuotas.clinics);
-  const clinicians = new CliniciansService(clinics, clinicAccounts);
+  const clinicians = new CliniciansService(
+    clinics,
+    clinicAccounts,
+    new ClinicianInvitationKeys(confirmations, baseUrl),
+  );
   const patientAccounts: PatientAccounts = {
     createManaged: async (tx, email, createdBy) =>
       (await users.insert(tx, { username: null, emails: email ? [email] : [], roles: [] }, createdBy)).id,
@@ -177,6 +192,28 @@ export async function createServices({
   const patients = new PatientsService(clinics, patientTags, patientAccounts, access);
   const patientInvites = new PatientInvitesService(clinics, patients);
   const tide = new TideService(clinics);
+  const inviteeAccounts: InviteeAccounts = {
+    verifiedAddresses: async (em, userId) => {
+      const account = await users.findById(em, userId);
+      return account && verifiedAddresses(account);
+    },
+    holderOf: async (em, email) => (await users.findByEmail(em, email))?.id ?? null,
+  };
+  const invitationGrants: InvitationGrants = {
+    held: (scope, granteeId, sharerId) => access.heldBy(scope, granteeId, sharerId),
+    grant: (tx, sharerId, granteeId, offer) =>
+      permissions.grantInvited(tx, sharerId, granteeId, offer.permissions, {
+        clinicId: offer.clinicId,
+        grantedBy: offer.sentBy,
+      }),
+  };
+  const careTeamInvitations = new CareTeamInvitationsService(
+    confirmations,
+    access,
+    invitationGrants,
+    inviteeAccounts,
+    baseUrl,
+  );
   const lifecycle = new AccountLifecycleService(users, access, (em, custodianId, accountId) =>
     permissions.grantCustodianship(em, custodianId, accountId),
   );
@@ -277,6 +314,7 @@ export async function createServices({
     mail: mailer.queue,
     summaryFeed,
     confirmations,
+    careTeamInvitations,
     signupConfirmations,
     passwordResets,
     clinics,

@@ -1,5 +1,5 @@
 import { oneParameter } from '../binary';
-import { jsonObject, without, withTypes } from '../body';
+import { jsonObject, optionalJsonObject, without, withTypes } from '../body';
 import { CLINICIAN_ROLE } from '../enums';
 import type { RestRequest, RestRoute } from '../route';
 import { CLINICIAN, CLINICIAN_FIELDS, legacyClinician, OFFSET_PAGING, offsetPaging } from './clinics';
@@ -62,6 +62,15 @@ const INVITATION = object(
 );
 
 const INVITATION_FIELDS = `${CLINICIAN_FIELDS} clinic { id name }`;
+
+/** The key from an invitation's mail, optional in an answer's body (`{"key": "..."}`). */
+const keyOf = (body: unknown) => withTypes(optionalJsonObject(body), { key: 'string' }).key ?? null;
+
+/** An answer's optional body: the key from the mail; without it the invited address must be verified. */
+const ANSWER_BODY = {
+  schema: object({ key: string('The key from the invitation’s mail; needed unless the invited address is verified') }),
+  required: false,
+};
 
 const payloadClinician = (field: string) => (data: Record<string, unknown>) =>
   legacyClinician((data[field] as { clinician: unknown }).clinician);
@@ -253,21 +262,31 @@ export const clinicianRoutes: RestRoute[] = [
     doc: {
       tag: 'Clinicians',
       summary: 'Accept an invitation: the account becomes a clinician of the clinic',
+      body: ANSWER_BODY,
       response: CLINICIAN,
       errors: [409],
       tidepool: 'clinic.v1.yaml#AcceptClinicianInvite',
     },
     document: `mutation ($input: AnswerClinicianInviteInput!) { acceptClinicianInvite(input: $input) { clinician { ${CLINICIAN_FIELDS} } } }`,
-    variables: ({ params }) => ({ input: { userId: params.userId, inviteId: params.inviteId } }),
+    variables: ({ params, body }) => ({
+      input: { userId: params.userId, inviteId: params.inviteId, key: keyOf(body) },
+    }),
     respond: payloadClinician('acceptClinicianInvite'),
     status: 200,
   },
   {
     method: 'delete',
     path: '/v1/clinicians/:userId/invites/:inviteId',
-    doc: { tag: 'Clinicians', summary: 'Decline an invitation', tidepool: 'clinic.v1.yaml#DismissClinicianInvite' },
+    doc: {
+      tag: 'Clinicians',
+      summary: 'Decline an invitation',
+      body: ANSWER_BODY,
+      tidepool: 'clinic.v1.yaml#DismissClinicianInvite',
+    },
     document: 'mutation ($input: AnswerClinicianInviteInput!) { declineClinicianInvite(input: $input) { inviteId } }',
-    variables: ({ params }) => ({ input: { userId: params.userId, inviteId: params.inviteId } }),
+    variables: ({ params, body }) => ({
+      input: { userId: params.userId, inviteId: params.inviteId, key: keyOf(body) },
+    }),
     status: 200,
   },
 ];

@@ -12,6 +12,7 @@ import { userRoutes } from './users';
 import { tideRoutes } from './tide';
 import { accessLogRoutes } from './access-log';
 import { confirmAccountRoutes } from './confirm-account';
+import { careTeamInvitationRoutes } from './careteam-invitations';
 
 /** The legacy REST API: one row per Tidepool operation. */
 export const restRoutes: RestRoute[] = [
@@ -27,6 +28,7 @@ export const restRoutes: RestRoute[] = [
   ...tideRoutes,
   ...accessLogRoutes,
   ...confirmAccountRoutes,
+  ...careTeamInvitationRoutes,
 ];
 
 /** Downloads, which stream bytes GraphQL cannot carry. */

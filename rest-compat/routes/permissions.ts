@@ -33,7 +33,7 @@ const sharesOf = (data: Record<string, unknown>, field: string) => (data[field] 
 const ALIASES: Record<string, string> = { custodial: 'custodian' };
 
 /** `{"view":{},"note":{}}` → `["view","note"]`; every value must be an empty object. */
-function permissionNames(body: unknown): string[] {
+export function permissionNames(body: unknown): string[] {
   const set = jsonObject(body, 'Permission set');
   const names = Object.entries(set).map(([name, value]) => {
     const empty =

@@ -27,6 +27,7 @@ import {
 import { ClinicPatientDataSourcesResolver, ClinicTideResolver } from '../domains/clinics/tide/tide.resolver';
 import { ClinicAccessLogResolver, UserAccessLogResolver } from '../domains/access-log/access-log.resolver';
 import { AccountConfirmationsResolver } from '../domains/confirmations/confirmations.resolver';
+import { CareTeamInvitationsResolver } from '../domains/confirmations/careteam-invitations.resolver';
 import type { Services } from '../services';
 import { instanceIn, referenceKey, type EntityBinding } from './federation';
 import { livePubSub } from './live';
@@ -60,6 +61,7 @@ export function resolverBindings(services: Services): ResolverBinding[] {
     [PatientsResolver, new PatientsResolver(services.patients, services.patientTags, services.patientInvites)],
     [UserAccessLogResolver, new UserAccessLogResolver(services.accessLog)],
     [ClinicAccessLogResolver, new ClinicAccessLogResolver(services.accessLog)],
+    [CareTeamInvitationsResolver, new CareTeamInvitationsResolver(services.careTeamInvitations)],
     [
       AccountConfirmationsResolver,
       new AccountConfirmationsResolver(services.signupConfirmations, services.passwordResets),

@@ -1,24 +1,42 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { serverToken, signUp, uniqueEmail, type TestAccount } from '../support/accounts';
+import { markVerified, serverToken, signUp, uniqueEmail, type TestAccount } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/app';
 import { clinicWithStaff } from '../support/clinics';
 import { call, graphql } from '../support/http';
+import { startSmtpServer, type TestSmtpServer } from '../support/smtp';
 
 /**
- * Until addresses are verified, a clinician invitation belongs to the account that held its
- * address when it was sent: an account that adds the address afterwards neither sees it nor
- * answers it (the clinic takeover of issue 27), over REST and GraphQL alike.
+ * A clinician invitation is answered by an account that has verified the invited address, or
+ * with the key from the invitation's mail. An account that types the address in (the clinic
+ * takeover of issue 27) answers nothing; one that added it after the invitation does not even
+ * see it. Over REST and GraphQL alike, with a real SMTP server carrying the keys.
  */
+let smtp: TestSmtpServer;
 let app: TestApp;
 let server: string;
 
 beforeAll(async () => {
-  app = await startTestApp();
+  smtp = await startSmtpServer();
+  app = await startTestApp({
+    SMTP_URL: smtp.url,
+    MAIL_FROM: 'Islet <no-reply@islet.test>',
+    MAIL_PER_SOURCE_PER_HOUR: '100000',
+  });
   server = await serverToken(app);
 }, 120_000);
 afterAll(async () => {
   await app?.stop();
+  await smtp?.close();
 });
+
+/** The key of the next clinic invitation mailed to `to`. */
+async function keyMailedTo(to: string): Promise<string> {
+  for (;;) {
+    const mail = await smtp.nextMail(to);
+    const key = /invited to join/.test(mail.subject ?? '') && /Invitation key: (\S+?)\.?(\s|$)/.exec(mail.text ?? '');
+    if (key) return key[1]!;
+  }
+}
 
 const invitesOf = (account: TestAccount) =>
   call(app.url, `/v1/clinicians/${account.userid}/invites`, { token: account.token });
@@ -126,19 +144,40 @@ describe('an address added after the invitation', () => {
 });
 
 describe('an address held before the invitation', () => {
-  it('the account that registered with it accepts over REST', async () => {
+  it('unverified, it lists the invitation but answers it only with the key from the mail', async () => {
     const invitee = await signUp(app, 'invitee');
     const { clinicId, inviteId } = await adminInvite(invitee.email);
     expect((await invitesOf(invitee)).body).toEqual([expect.objectContaining({ key: inviteId })]);
-    expect((await answer(invitee, inviteId, 'PUT')).status).toBe(200);
+    const keyless = await answer(invitee, inviteId, 'PUT');
+    expect(keyless.status).toBe(403);
+    expect(keyless.body.reason).toMatch(/Verify .* or accept with the key/);
+    expect(await isClinician(clinicId, invitee)).toBe(false);
+
+    const key = await keyMailedTo(invitee.email);
+    const accepted = await call(app.url, `/v1/clinicians/${invitee.userid}/invites/${inviteId}`, {
+      method: 'PUT',
+      token: invitee.token,
+      json: { key },
+    });
+    expect(accepted.status).toBe(200);
     expect(await isClinician(clinicId, invitee)).toBe(true);
   });
 
-  it('an address the account added before the invitation was sent is its own: it accepts over GraphQL', async () => {
-    const invitee = await signUp(app, 'invitee');
-    const second = uniqueEmail('second');
-    await addEmailGraphql(invitee, second);
-    const { clinicId, inviteId } = await adminInvite(second);
+  it('a squatter that typed the address in before the invitation was sent cannot accept it', async () => {
+    const squatter = await signUp(app, 'squatter');
+    const invited = uniqueEmail('new.doctor');
+    await addEmailGraphql(squatter, invited);
+    const { clinicId, inviteId } = await adminInvite(invited);
+    const refused = await graphql(app.url, ACCEPT, { input: { userId: squatter.userid, inviteId } }, squatter.token);
+    expect(refused.body.errors[0].extensions.code).toBe('FORBIDDEN');
+    const declined = await graphql(app.url, DECLINE, { input: { userId: squatter.userid, inviteId } }, squatter.token);
+    expect(declined.body.errors[0].extensions.code).toBe('FORBIDDEN');
+    expect(await isClinician(clinicId, squatter)).toBe(false);
+  });
+
+  it('verified, it accepts without a key, over GraphQL', async () => {
+    const invitee = await markVerified(app, server, await signUp(app, 'invitee'));
+    const { clinicId, inviteId } = await adminInvite(invitee.email);
     const listed = await graphql(app.url, INVITES, { id: invitee.userid }, invitee.token);
     expect(listed.body.data.clinicianInvites).toEqual({ totalCount: 1, nodes: [{ inviteId }] });
     const accepted = await graphql(app.url, ACCEPT, { input: { userId: invitee.userid, inviteId } }, invitee.token);
@@ -148,5 +187,19 @@ describe('an address held before the invitation', () => {
       roles: ['CLINIC_ADMIN'],
     });
     expect(await isClinician(clinicId, invitee)).toBe(true);
+  });
+
+  it('a verified account that makes the invited address its username is no longer verified', async () => {
+    const attacker = await markVerified(app, server, await signUp(app, 'attacker'));
+    const invited = uniqueEmail('new.doctor');
+    const renamed = await call(app.url, `/auth/user/${attacker.userid}`, {
+      method: 'PUT',
+      token: attacker.token,
+      json: { updates: { username: invited, emails: [invited], currentPassword: attacker.password } },
+    });
+    expect(renamed.status).toBe(200);
+    const { clinicId, inviteId } = await adminInvite(invited);
+    expect((await answer(attacker, inviteId, 'PUT')).status).toBe(403);
+    expect(await isClinician(clinicId, attacker)).toBe(false);
   });
 });

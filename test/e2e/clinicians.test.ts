@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { serverToken, signUp, uniqueEmail, type TestAccount } from '../support/accounts';
+import { markVerified, serverToken, signUp, uniqueEmail, type TestAccount } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/app';
 import { call, graphql } from '../support/http';
 import { clinicWithStaff as staffedClinic, MINIMAL_CLINIC } from '../support/clinics';
@@ -197,7 +197,7 @@ describe('managing clinicians', () => {
 describe('invitations', () => {
   it('invites an email, lists it among the clinicians, and the owner of that email accepts', async () => {
     const { clinicId, admin, member, prescriber, outsider } = await clinicWithStaff();
-    const invitee = await signUp(app, 'invitee');
+    const invitee = await markVerified(app, server, await signUp(app, 'invitee'));
     for (const account of [member, prescriber, outsider]) {
       expect((await invite(clinicId, account.token, invitee.email)).status).toBe(403);
     }
@@ -306,7 +306,7 @@ describe('invitations', () => {
 
   it('lets the invitee decline and the admin revoke', async () => {
     const { clinicId, admin, member } = await clinicWithStaff();
-    const invitee = await signUp(app, 'invitee');
+    const invitee = await markVerified(app, server, await signUp(app, 'invitee'));
     const first = (await invite(clinicId, admin.token, invitee.email)).body.inviteId;
     const declined = await call(app.url, `/v1/clinicians/${invitee.userid}/invites/${first}`, {
       method: 'DELETE',
@@ -363,7 +363,7 @@ const CLINICIAN = 'clinician { clinicId userId inviteId email name roles }';
 describe('clinicians over GraphQL', () => {
   it('runs every clinician mutation and reads them through the clinic', async () => {
     const { clinicId, admin, member } = await clinicWithStaff();
-    const invitee = await signUp(app, 'invitee');
+    const invitee = await markVerified(app, server, await signUp(app, 'invitee'));
     const run = async (mutation: string, input: Record<string, unknown>, token: string, selection = CLINICIAN) => {
       const type = `${mutation[0].toUpperCase()}${mutation.slice(1)}Input`;
       const inputType =

@@ -49,3 +49,17 @@ export async function passwordGrant(
     },
   });
 }
+
+/**
+ * A server marks the account's address verified, as an accepted sign-up confirmation does (for
+ * tests about what verification allows, not about how it is done: see confirm-account.test.ts).
+ */
+export async function markVerified(app: Pick<TestApp, 'url'>, server: string, account: TestAccount) {
+  const reply = await call(app.url, `/auth/user/${account.userid}`, {
+    method: 'PUT',
+    token: server,
+    json: { updates: { emailVerified: true } },
+  });
+  expect(reply.status).toBe(200);
+  return account;
+}

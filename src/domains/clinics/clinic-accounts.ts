@@ -15,6 +15,11 @@ export interface ClinicAccounts {
    * there is no such account or the caller may not read it.
    */
   datedAddresses(scope: Scope, userId: string): Promise<DatedAddress[] | null>;
+  /**
+   * The addresses the account has verified (users/verified-addresses), lower-cased, read as the
+   * caller; null when there is no such account or the caller may not read it.
+   */
+  verifiedAddresses(scope: Scope, userId: string): Promise<string[] | null>;
   /** Which of these accounts exist. */
   existing(scope: Scope, ids: readonly string[]): Promise<Set<string>>;
 }
@@ -26,10 +31,11 @@ export interface DatedAddress {
 }
 
 /**
- * What of a clinician invitation an account may claim by its addresses: until addresses are
- * verified, only an invitation sent to an address the account already held then. One added
- * afterwards (anyone may type any address into its account) claims nothing: MikroORM conditions
- * on the invitation's `email` and `createdTime`, matching nothing for no address.
+ * The clinician invitations an account is shown by addresses it has not verified: only those
+ * sent to an address the account already held then. One added afterwards (anyone may type any
+ * address into its account) shows nothing. Answering without the mailed key also takes the
+ * address verified (CliniciansService.answerable). MikroORM conditions on the invitation's
+ * `email` and `createdTime`, matching nothing for no address.
  */
 export function claimableBy(addresses: readonly DatedAddress[]) {
   return addresses.length

@@ -145,14 +145,17 @@ export class CliniciansResolver {
   }
 
   @Mutation(() => AcceptClinicianInvitePayload, {
-    description: 'The invited user joins the clinic with the invited roles; the invitation is used up.',
+    description:
+      'The invited user joins the clinic with the invited roles; the invitation is used up. It proves the invitation is its own with the key from the mail, or by having verified the invited address.',
   })
   async acceptClinicianInvite(
     @Arg('input', () => AnswerClinicianInviteInput, { description: 'The invited user and the invitation.' })
     input: AnswerClinicianInviteInput,
     @Ctx() scope: Scope,
   ) {
-    return AcceptClinicianInvitePayload.of(await this.clinicians.acceptInvite(scope, input.userId, input.inviteId));
+    return AcceptClinicianInvitePayload.of(
+      await this.clinicians.acceptInvite(scope, input.userId, input.inviteId, input.key),
+    );
   }
 
   @Mutation(() => DeclineClinicianInvitePayload, {
@@ -163,7 +166,7 @@ export class CliniciansResolver {
     input: AnswerClinicianInviteInput,
     @Ctx() scope: Scope,
   ) {
-    await this.clinicians.declineInvite(scope, input.userId, input.inviteId);
+    await this.clinicians.declineInvite(scope, input.userId, input.inviteId, input.key);
     return Object.assign(new DeclineClinicianInvitePayload(), { inviteId: input.inviteId });
   }
 

@@ -28,6 +28,12 @@ async function clinicOf() {
   const { clinic, ...staff } = await world.staffedClinic({ name: 'Sunny Clinic', preferredBgUnits: 'MMOL_L' });
   return { clinicId: clinic.id, ...staff };
 }
+/** An account whose address is verified (as an accepted sign-up confirmation leaves it). */
+async function verifiedAccount(address: string) {
+  const userId = await world.account({ email: address });
+  await world.services.users.update(as(AS_SERVER), userId, { emailVerified: true });
+  return userId;
+}
 const rolesOf = async (clinicId: string, userId: string) =>
   (await clinicians.get(as(AS_SERVER), clinicId, userId)).roles;
 
@@ -117,10 +123,10 @@ describe('changing roles and leaving', () => {
 });
 
 describe('invitations', () => {
-  it('an admin invites an address; the invitee sees it, accepts it and becomes a member with its roles', async () => {
+  it('an admin invites an address; its verified owner sees it, accepts it and becomes a member with its roles', async () => {
     const { clinicId, admin } = await clinicOf();
     const address = email();
-    const invitee = await world.account({ email: address });
+    const invitee = await verifiedAccount(address);
     const invite = await clinicians.invite(as(asUser(admin)), clinicId, {
       email: address.toUpperCase(),
       roles: ['CLINIC_MEMBER', 'PRESCRIBER'],
@@ -165,10 +171,7 @@ describe('invitations', () => {
   it('a revoked or declined invitation can no longer be accepted', async () => {
     const { clinicId, admin } = await clinicOf();
     const [revokedTo, declinedTo] = [email(), email()];
-    const [revokedFor, declinedFor] = [
-      await world.account({ email: revokedTo }),
-      await world.account({ email: declinedTo }),
-    ];
+    const [revokedFor, declinedFor] = [await verifiedAccount(revokedTo), await verifiedAccount(declinedTo)];
     const revoked = await clinicians.invite(as(asUser(admin)), clinicId, {
       email: revokedTo,
       roles: ['CLINIC_MEMBER'],
@@ -200,7 +203,7 @@ describe('invitations sent before an address became the account’s', () => {
     return { clinicId, admin, address, claimer, inviteId: invite.inviteId! };
   }
 
-  it('are neither listed to it nor answered by it (until addresses are verified)', async () => {
+  it('are neither listed to it nor answered by it', async () => {
     const { clinicId, claimer, inviteId } = await claimedLater();
     const { page, count } = await clinicians.invitesFor(as(asUser(claimer)), claimer);
     expect(page.nodes).toEqual([]);
@@ -217,7 +220,7 @@ describe('invitations sent before an address became the account’s', () => {
     expect((await clinicians.getInvite(as(asUser(admin)), clinicId, inviteId)).inviteId).toBe(inviteId);
   });
 
-  it('an address held when the invitation was sent claims it, whenever it was added before', async () => {
+  it('an address held unverified when the invitation was sent lists it; answering it takes the address verified', async () => {
     const { clinicId, admin } = await clinicOf();
     const address = email();
     const holder = await world.account();
@@ -225,10 +228,19 @@ describe('invitations sent before an address became the account’s', () => {
     await world.services.users.update(as(AS_SERVER), holder, { emails: [...own, address] });
     const invite = await clinicians.invite(as(asUser(admin)), clinicId, { email: address, roles: ['CLINIC_MEMBER'] });
     expect((await clinicians.invitesFor(as(asUser(holder)), holder)).page.nodes).toHaveLength(1);
-    expect(await clinicians.acceptInvite(as(asUser(holder)), holder, invite.inviteId!)).toMatchObject({
-      clinicId,
-      userId: holder,
-    });
+    const scope = as(asUser(holder));
+    expect(await outcomeOf(clinicians.acceptInvite(scope, holder, invite.inviteId!))).toBe('FORBIDDEN');
+    expect(await outcomeOf(clinicians.declineInvite(scope, holder, invite.inviteId!))).toBe('FORBIDDEN');
+    expect(await outcomeOf(clinicians.get(as(AS_SERVER), clinicId, holder))).toBe('NOT_FOUND');
+  });
+
+  it('a key that is not the invitation’s own is refused, whoever presents it', async () => {
+    const { clinicId, admin, outsider } = await clinicOf();
+    const invite = await clinicians.invite(as(asUser(admin)), clinicId, { email: email(), roles: ['CLINIC_MEMBER'] });
+    const scope = as(asUser(outsider));
+    for (const key of ['A'.repeat(32), 'not-a-key'])
+      expect(await outcomeOf(clinicians.acceptInvite(scope, outsider, invite.inviteId!, key))).toBe('NOT_FOUND');
+    expect((await clinicians.getInvite(as(asUser(admin)), clinicId, invite.inviteId!)).inviteId).toBe(invite.inviteId);
   });
 });
 

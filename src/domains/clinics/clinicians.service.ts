@@ -25,6 +25,8 @@ import {
 } from './clinician-queries';
 import { assertKeepsAnAdmin, checkInviteEmail, checkName, checkRoles, successorAdmin } from './clinician-rules';
 import type { ClinicsService } from './clinics.service';
+import type { ClinicianInviteKeys } from './clinician-invite-keys';
+import type { ClinicRecord } from './clinic.entity';
 import { assertClinicAccess, callerRoles, type BackingEndsHook } from './membership';
 
 /** A clinician the internal endpoint creates: a member when `userId` is given, else an invitation. */
@@ -65,6 +67,7 @@ export class CliniciansService {
   constructor(
     private readonly clinics: ClinicsService,
     private readonly accounts: ClinicAccounts,
+    private readonly keys: ClinicianInviteKeys,
   ) {}
 
   /** Registers what must end with a clinician's membership (what it made or got through the clinic). */
@@ -110,7 +113,7 @@ export class CliniciansService {
   async create(scope: Scope, clinicId: string, input: NewClinician): Promise<ClinicianView> {
     const clinic = await this.clinics.find(scope, clinicId);
     if (!scope.principal.isServer) throw forbidden('Only a server token may create clinicians directly');
-    if (input.userId === null || input.userId === undefined) return this.addInvite(scope, clinic.id, input);
+    if (input.userId === null || input.userId === undefined) return this.addInvite(scope, clinic, input);
     const userId = assertUserId(input.userId, 'id');
     const email = checkInviteEmail(input.email);
     const roles = checkRoles(input.roles);
@@ -171,24 +174,31 @@ export class CliniciansService {
   ): Promise<ClinicianView> {
     const clinic = await this.clinics.find(scope, clinicId);
     await assertClinicAccess(scope, clinic.id, 'admin');
-    return this.addInvite(scope, clinic.id, input);
+    return this.addInvite(scope, clinic, input);
   }
 
   /**
-   * Sends an invitation again. This service sends no mail itself (the invitee sees it in its
-   * invite list); resending renews the invitation's `updatedTime`.
+   * Sends an invitation again: a new key is mailed (the earlier ones stop working) and its
+   * `updatedTime` is renewed.
    */
   async resendInvite(scope: Scope, clinicId: string, inviteId: string): Promise<ClinicianView> {
     const invite = await this.findInvite(scope, clinicId, inviteId, 'admin');
+    const clinic = await this.clinics.find(scope, invite.clinicId);
     const updatedTime = new Date();
-    await scope.em.nativeUpdate(ClinicianInviteSchema, { id: invite.id }, { updatedTime });
+    await scope.em.transactional(async (tx) => {
+      await tx.nativeUpdate(ClinicianInviteSchema, { id: invite.id }, { updatedTime });
+      await this.mailKey(scope, tx, clinic, invite);
+    });
     return { ...inviteView(invite), updatedTime };
   }
 
-  /** Withdraws an invitation not yet answered: admins and servers. */
+  /** Withdraws an invitation not yet answered: admins and servers. Its mailed key stops working. */
   async revokeInvite(scope: Scope, clinicId: string, inviteId: string): Promise<void> {
     const invite = await this.findInvite(scope, clinicId, inviteId, 'admin');
-    await scope.em.nativeDelete(ClinicianInviteSchema, { id: invite.id });
+    await scope.em.transactional(async (tx) => {
+      await tx.nativeDelete(ClinicianInviteSchema, { id: invite.id });
+      await this.keys.retire(tx, invite.id, invite.email);
+    });
   }
 
   /** An invitation as its clinic lists it: members, admins and servers may read it. */
@@ -197,9 +207,8 @@ export class CliniciansService {
   }
 
   /**
-   * The invitations addressed to any address of the account (its username or emails, verified
-   * or not: an address belongs to one account at most) that it held when they were sent, oldest
-   * first: for the user and servers. See claimableBy.
+   * The invitations addressed to an address of the account that it has verified, or that it
+   * held when they were sent (claimableBy), oldest first: for the user and servers.
    */
   async invitesFor(
     scope: Scope,
@@ -207,7 +216,7 @@ export class CliniciansService {
     first?: number | null,
     after?: string | null,
   ): Promise<PagedList<ClinicianView>> {
-    const claimable = claimableBy(await this.addressesOf(scope, userId));
+    const claimable = listedTo(await this.addressesOf(scope, userId));
     const list = `clinicianInvites:${userId}`;
     const args = pageArgs(list, first, after, isClinicianKey);
     const rows = await scope.em.find(
@@ -221,9 +230,13 @@ export class CliniciansService {
     };
   }
 
-  /** The user accepts an invitation addressed to it: it becomes a member with the invited roles. */
-  async acceptInvite(scope: Scope, userId: string, inviteId: string): Promise<ClinicianView> {
-    const invite = await this.inviteOf(scope, userId, inviteId);
+  /**
+   * The user accepts an invitation: it becomes a member with the invited roles. It proves the
+   * invitation is its own with the key from the invitation's mail, or without a key by having
+   * verified the invited address (see answerable).
+   */
+  async acceptInvite(scope: Scope, userId: string, inviteId: string, key?: string | null): Promise<ClinicianView> {
+    const invite = await this.answerable(scope, userId, inviteId, key);
     const now = new Date();
     const row = {
       clinicId: invite.clinicId,
@@ -236,18 +249,17 @@ export class CliniciansService {
     };
     await scope.em.transactional(async (tx) => {
       // Revoked or answered meanwhile: the invitation is gone, and so is the membership it offered.
-      if ((await tx.nativeDelete(ClinicianInviteSchema, { id: invite.id })) === 0)
-        throw notFound(`Invite ${inviteId} for user ${userId} does not exist`);
+      await this.settle(tx, invite, key, 'completed');
       await this.insertMember(tx, row);
     });
     this.forgetRoles(scope, invite.clinicId, userId);
     return { ...row, inviteId: null };
   }
 
-  /** The user declines an invitation addressed to it; it is gone. */
-  async declineInvite(scope: Scope, userId: string, inviteId: string): Promise<void> {
-    const invite = await this.inviteOf(scope, userId, inviteId);
-    await scope.em.nativeDelete(ClinicianInviteSchema, { id: invite.id });
+  /** The user declines an invitation, proving it is its own as acceptInvite does; it is gone. */
+  async declineInvite(scope: Scope, userId: string, inviteId: string, key?: string | null): Promise<void> {
+    const invite = await this.answerable(scope, userId, inviteId, key);
+    await scope.em.transactional((tx) => this.settle(tx, invite, key, 'declined'));
   }
 
   /**
@@ -276,9 +288,10 @@ export class CliniciansService {
 
   private async addInvite(
     scope: Scope,
-    clinicId: string,
+    clinic: ClinicRecord,
     input: { email: string; roles: readonly string[]; name?: string | null },
   ): Promise<ClinicianView> {
+    const clinicId = clinic.id;
     const email = checkInviteEmail(input.email);
     const roles = checkRoles(input.roles);
     const name = checkName(input.name);
@@ -292,12 +305,42 @@ export class CliniciansService {
     const now = new Date();
     const invite = { id: hexId(24), clinicId, email, name, roles, createdTime: now, updatedTime: now };
     try {
-      await scope.em.insert(ClinicianInviteSchema, invite);
+      await scope.em.transactional(async (tx) => {
+        await tx.insert(ClinicianInviteSchema, invite);
+        await this.mailKey(scope, tx, clinic, invite);
+      });
     } catch (error) {
       if (isUniqueViolation(error)) throw conflict(`${email} is already invited to this clinic`);
       throw error;
     }
     return inviteView(invite as ClinicianInviteRecord);
+  }
+
+  /** Inside `tx`: mails the invitation's key to its address, as sent by the caller. */
+  private async mailKey(scope: Scope, tx: EntityManager, clinic: ClinicRecord, invite: { id: string; email: string }) {
+    await this.keys.mail(
+      tx,
+      { inviteId: invite.id, clinicId: clinic.id, clinicName: clinic.name, email: invite.email },
+      scope.principal.userId,
+      { source: scope.remoteAddress },
+    );
+  }
+
+  /**
+   * Inside `tx`: the invitation is answered. It must still be there (revoked or answered
+   * meanwhile, it is gone, and so is what it offered); the key it was answered with is used up,
+   * and without one its keys stop working.
+   */
+  private async settle(
+    tx: EntityManager,
+    invite: ClinicianInviteRecord,
+    key: string | null | undefined,
+    status: 'completed' | 'declined',
+  ): Promise<void> {
+    if (key) await this.keys.redeem(tx, invite.id, key, status);
+    else await this.keys.retire(tx, invite.id, invite.email);
+    if ((await tx.nativeDelete(ClinicianInviteSchema, { id: invite.id })) === 0)
+      throw notFound(`Invite ${invite.id} does not exist`);
   }
 
   private async insertMember(em: EntityManager, row: ClinicianRecord): Promise<void> {
@@ -333,22 +376,37 @@ export class CliniciansService {
   }
 
   /**
-   * An invitation the user may claim (claimableBy); one addressed to someone else, or sent before
-   * the user held its address, does not exist for it.
+   * An invitation the user may answer. With the key from its mail, any invitation (the key is
+   * checked when it is used up); without one, an invitation listed to the user (listedTo) whose
+   * address it has verified. One listed to it by an address it holds but has not verified is
+   * FORBIDDEN (verify it, or use the key); any other does not exist for it.
    */
-  private async inviteOf(scope: Scope, userId: string, inviteId: string): Promise<ClinicianInviteRecord> {
+  private async answerable(
+    scope: Scope,
+    userId: string,
+    inviteId: string,
+    key: string | null | undefined,
+  ): Promise<ClinicianInviteRecord> {
     const addresses = await this.addressesOf(scope, userId);
     assertObjectId(inviteId, 'inviteId');
-    const invite = await scope.em.findOne(ClinicianInviteSchema, { $and: [{ id: inviteId }, claimableBy(addresses)] });
+    const invite = await scope.em.findOne(
+      ClinicianInviteSchema,
+      key ? { id: inviteId } : { $and: [{ id: inviteId }, listedTo(addresses)] },
+    );
     if (!invite) throw notFound(`Invite ${inviteId} for user ${userId} does not exist`);
+    if (!key && !addresses.verified.includes(invite.email))
+      throw forbidden(`Verify ${invite.email} first, or accept with the key from the invitation's mail`);
     return invite;
   }
 
-  private async addressesOf(scope: Scope, userId: string): Promise<DatedAddress[]> {
+  private async addressesOf(scope: Scope, userId: string): Promise<InviteeAddresses> {
     assertSelfOrServer(scope, userId);
-    const addresses = await this.accounts.datedAddresses(scope, userId);
-    if (!addresses) throw notFound(`User ${userId} does not exist`);
-    return addresses;
+    const [dated, verified] = await Promise.all([
+      this.accounts.datedAddresses(scope, userId),
+      this.accounts.verifiedAddresses(scope, userId),
+    ]);
+    if (!dated || !verified) throw notFound(`User ${userId} does not exist`);
+    return { dated, verified };
   }
 
   private forgetRoles(scope: Scope, clinicId: string, userId: string): void {
@@ -356,6 +414,17 @@ export class CliniciansService {
     clinicianLoader(scope).clear(`${clinicId}:${userId}`);
   }
 }
+
+/** An account's addresses, as far as invitations go: each with when it was added, and the verified ones. */
+interface InviteeAddresses {
+  dated: DatedAddress[];
+  verified: string[];
+}
+
+/** MikroORM conditions for the invitations listed to an account: to a verified address, or claimableBy. */
+const listedTo = ({ dated, verified }: InviteeAddresses) => ({
+  $or: [claimableBy(dated), { email: { $in: verified } }],
+});
 
 /** MikroORM's keyset condition for invites after (created time, `i<id>`). */
 function keysetAfter(after: SortKey) {

@@ -132,6 +132,13 @@ export class AnswerClinicianInviteInput {
 
   @Field(() => ID, { description: 'The invitation id.' })
   inviteId!: string;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'The key from the invitation’s mail: with it any account may answer. Without it, the user must have verified the invited address (FORBIDDEN otherwise).',
+  })
+  key?: string | null;
 }
 
 @InputType({ description: 'New roles (and name) of a member; the last CLINIC_ADMIN keeps that role.' })

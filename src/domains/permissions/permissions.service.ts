@@ -127,6 +127,21 @@ export class PermissionsService {
   }
 
   /**
+   * Inside `tx`: an accepted invitation's grant, exactly the permissions it offered (replacing
+   * any earlier ones), recorded as made by its sender through the clinic whose access it used.
+   */
+  async grantInvited(
+    tx: EntityManager,
+    sharerId: string,
+    granteeId: string,
+    permissions: readonly Permission[],
+    made: { clinicId: string | null; grantedBy: string | null },
+  ): Promise<void> {
+    if (sharerId === granteeId) throw invalid('A user cannot share with itself: it already owns its data', 'userId');
+    await this.write(tx, sharerId, granteeId, this.checkGrantable(permissions), made);
+  }
+
+  /**
    * Inside `tx`: the grants made through the clinic's access end when the clinic no longer backs
    * them: when a clinician leaves it, those it made or received through it; when a patient leaves
    * it, those made on the patient's account through it.

@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { NextFunction, Request, Response } from 'express';
 import type { Authenticator } from '../auth/authenticator';
 import type { Orm } from '../infra/database/orm';
@@ -6,6 +7,19 @@ import { isAppError, type AppError } from '../kernel/errors';
 import { AccessTrail, servedScope, type AccessSink } from '../kernel/access-trail';
 import { ANONYMOUS } from '../kernel/principal';
 import { LoaderRegistry, type Scope } from '../kernel/scope';
+
+/** A request's Scope before (or without) its caller is known: its own unit of work and loaders, acting as nobody. */
+export function anonymousScope(req: Request, em: EntityManager, logger: Logger, accessSink: AccessSink | null): Scope {
+  return {
+    principal: ANONYMOUS,
+    em,
+    loaders: new LoaderRegistry(),
+    requestId: requestScope.getStore()?.requestId ?? 'none',
+    remoteAddress: req.ip ?? req.socket.remoteAddress ?? 'unknown',
+    logger,
+    accessTrail: new AccessTrail(accessSink),
+  };
+}
 
 /**
  * Builds the request's Scope (own unit of work, own loaders) and its Principal. A token that is
@@ -22,15 +36,7 @@ export function authenticate(
   { lenient = false }: { lenient?: boolean | ((req: Request) => boolean) } = {},
 ) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    const scope: Scope = {
-      principal: ANONYMOUS,
-      em: orm.em.fork(),
-      loaders: new LoaderRegistry(),
-      requestId: requestScope.getStore()?.requestId ?? 'none',
-      remoteAddress: req.ip ?? req.socket.remoteAddress ?? 'unknown',
-      logger,
-      accessTrail: new AccessTrail(accessSink),
-    };
+    const scope = anonymousScope(req, orm.em.fork(), logger, accessSink);
     try {
       scope.principal = await authenticator.principal(req.headers);
     } catch (error) {

@@ -3,11 +3,10 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import express, { type Request, type Response } from 'express';
 import type { PasswordResetsService } from '../../domains/confirmations/password-resets.service';
 import type { SignupConfirmationsService } from '../../domains/confirmations/signup-confirmations.service';
-import { requestScope, type Logger } from '../../infra/logger';
-import { AccessTrail } from '../../kernel/access-trail';
+import type { Logger } from '../../infra/logger';
 import { isAppError, type AppError } from '../../kernel/errors';
-import { ANONYMOUS } from '../../kernel/principal';
-import { LoaderRegistry, type Scope } from '../../kernel/scope';
+import type { Scope } from '../../kernel/scope';
+import { anonymousScope } from '../../http/authenticate';
 import { HTTP_STATUS } from '../../http/http-errors';
 import { realmOf, type RealmRuntime } from '../realms';
 import { accountFormPage, messagePage, PAGE_HEADERS, type AccountForm } from './pages';
@@ -208,14 +207,6 @@ export class AccountPages {
 
   /** A page's request acts as nobody: the key or the address is all it presents. */
   private scope(req: Request): Scope {
-    return {
-      principal: ANONYMOUS,
-      em: this.entityManager(),
-      loaders: new LoaderRegistry(),
-      requestId: requestScope.getStore()?.requestId ?? 'none',
-      remoteAddress: req.ip ?? req.socket.remoteAddress ?? 'unknown',
-      logger: this.logger,
-      accessTrail: new AccessTrail(null),
-    };
+    return anonymousScope(req, this.entityManager(), this.logger, null);
   }
 }

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { asUser, outcomeOf, startDomainWorld, type DomainWorld } from '../../../test/support/domain-services';
-import type { Mail } from '../../infra/mail/mail';
-import { MailOutbox } from '../../infra/mail/outbox';
+import { recordedOutbox } from '../../../test/support/recorded-mail';
 import { ANONYMOUS } from '../../kernel/principal';
 import { hashPassword } from '../users/password-hash';
 import { ConfirmationStore } from './confirmations.store';
@@ -11,22 +10,14 @@ let world: DomainWorld;
 let resets: PasswordResetsService;
 let store: ConfirmationStore;
 const lifetimes = { signup: 3600, passwordReset: 600, invitation: 3600 };
-const mails: Mail[] = [];
+const outbox = recordedOutbox({ perAddress: 2, perSource: 1000 });
+const { mails } = outbox;
 /** The accounts whose sessions the service ended, in order. */
 const ended: string[] = [];
 
 beforeAll(async () => {
   world = await startDomainWorld();
-  const outbox = new MailOutbox({ perAddress: 2, perSource: 1000 });
-  store = new ConfirmationStore(
-    {
-      enqueue: async (em, mail, requester) => {
-        await outbox.enqueue(em, mail, requester);
-        mails.push(mail);
-      },
-    },
-    lifetimes,
-  );
+  store = new ConfirmationStore(outbox.queue, lifetimes);
   const links = { baseUrl: 'https://islet.test', realm: 'qa2' };
   resets = new PasswordResetsService(store, world.services.users, links, lifetimes, async (userId) => {
     ended.push(userId);
@@ -35,14 +26,7 @@ beforeAll(async () => {
 afterAll(() => world?.stop());
 
 const keysMailedTo = (address: string) =>
-  mails
-    .filter((mail) => mail.to === address.toLowerCase())
-    .map(
-      (mail) =>
-        /^https:\/\/islet\.test\/realms\/qa2\/login-actions\/reset-password\?key=([A-Za-z0-9_-]{32})$/m.exec(
-          mail.text,
-        )![1]!,
-    );
+  outbox.keysIn(address, /^https:\/\/islet\.test\/realms\/qa2\/login-actions\/reset-password\?key=(\S{32})$/m);
 
 const anyone = () => world.scope(ANONYMOUS);
 

@@ -6,8 +6,7 @@ import {
   startDomainWorld,
   type DomainWorld,
 } from '../../../test/support/domain-services';
-import type { Mail } from '../../infra/mail/mail';
-import { MailOutbox } from '../../infra/mail/outbox';
+import { recordedOutbox } from '../../../test/support/recorded-mail';
 import { ANONYMOUS } from '../../kernel/principal';
 import { ConfirmationStore } from './confirmations.store';
 import { SignupConfirmationsService } from './signup-confirmations.service';
@@ -15,21 +14,11 @@ import { SignupConfirmationsService } from './signup-confirmations.service';
 let world: DomainWorld;
 let signups: SignupConfirmationsService;
 const lifetimes = { signup: 3600, passwordReset: 600, invitation: 3600 };
-/** Every mail the service had accepted by the outbox (limits and all), in order. */
-const mails: Mail[] = [];
+const outbox = recordedOutbox({ perAddress: 3, perSource: 1000 });
 
 beforeAll(async () => {
   world = await startDomainWorld();
-  const outbox = new MailOutbox({ perAddress: 3, perSource: 1000 });
-  const store = new ConfirmationStore(
-    {
-      enqueue: async (em, mail, requester) => {
-        await outbox.enqueue(em, mail, requester);
-        mails.push(mail);
-      },
-    },
-    lifetimes,
-  );
+  const store = new ConfirmationStore(outbox.queue, lifetimes);
   signups = new SignupConfirmationsService(
     store,
     world.services.users,
@@ -40,16 +29,8 @@ beforeAll(async () => {
 afterAll(() => world?.stop());
 
 /** The keys mailed to `address`, oldest first, as their links in the mails carry them. */
-function keysMailedTo(address: string): string[] {
-  return mails
-    .filter((mail) => mail.to === address.toLowerCase())
-    .map(
-      (mail) =>
-        /^https:\/\/islet\.test\/realms\/qa1\/login-actions\/verify-email\?key=([A-Za-z0-9_-]{32})$/m.exec(
-          mail.text,
-        )![1]!,
-    );
-}
+const keysMailedTo = (address: string) =>
+  outbox.keysIn(address, /^https:\/\/islet\.test\/realms\/qa1\/login-actions\/verify-email\?key=(\S{32})$/m);
 
 async function account() {
   const email = `Signup.${Math.random().toString(16).slice(2)}@Example.org`;

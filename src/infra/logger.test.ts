@@ -30,6 +30,11 @@ describe('the service log', () => {
     expect(redactTokens(path)).toBe(path);
   });
 
+  it('redacts a confirmation key by where it stands, though it is as short as an object id', () => {
+    const key = 'Sds2PHMALZrmt-_JyD5mIjLkZruJldiM';
+    expect(redactTokens(`/confirm/accept/signup/${key}`)).toBe('/confirm/accept/signup/[redacted]');
+  });
+
   it('redacts tokens of every shape it knows, wherever they stand in the text', () => {
     expect(redactTokens(`${JWT}/${OPAQUE}?x=${JWT}`)).toBe('[redacted]/[redacted]?x=[redacted]');
     expect(redactTokens('eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.')).toBe('[redacted]');

@@ -17,10 +17,17 @@ export const requestScope = new AsyncLocalStorage<RequestScope>();
  */
 const TOKEN_SHAPED = /eyJ[\w-]*(?:\.[\w-]*){1,4}|[\w-]{40,}/g;
 
+/**
+ * Path segments that are secrets by where they stand, whatever their length: the confirmation key
+ * of `PUT /confirm/accept/signup/{key}` has 32 characters, as long as an object id.
+ */
+const SECRET_SEGMENT = /(\/confirm\/accept\/signup\/)[^/?#]+/g;
+
 export const REDACTED = '[redacted]';
 
 /** `text` with every token in it replaced by REDACTED. */
-export const redactTokens = (text: string): string => text.replace(TOKEN_SHAPED, REDACTED);
+export const redactTokens = (text: string): string =>
+  text.replace(SECRET_SEGMENT, `$1${REDACTED}`).replace(TOKEN_SHAPED, REDACTED);
 
 /**
  * The fields of a log line that may hold a request's path or URL, whoever writes the line. Query

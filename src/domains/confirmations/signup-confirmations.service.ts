@@ -2,6 +2,7 @@ import { conflict, invalid, isAppError, notFound } from '../../kernel/errors';
 import type { Scope } from '../../kernel/scope';
 import { assertEmail } from '../../kernel/validation';
 import { assertSelfOrServer } from '../clinics/clinic-accounts';
+import { verificationAddress } from '../users/custodial-addresses';
 import type { UsersService } from '../users/users.service';
 import { signupMail, type AccountMailLinks } from './account-mails';
 import type { ConfirmationRecord } from './confirmation.entity';
@@ -17,10 +18,8 @@ export interface AccountLogin {
   emailVerified: boolean;
 }
 
-/** The address a sign-up confirmation proves: the account's username, else its first email, lower-cased. */
-export function verificationAddress(account: Pick<AccountLogin, 'username' | 'emails'>): string | null {
-  return (account.username ?? account.emails[0])?.toLowerCase() ?? null;
-}
+/** The address a sign-up confirmation proves: the users domain's rule (an account verifies one address). */
+export { verificationAddress };
 
 /**
  * Sign-up verification (hydrophone's signup confirmations): a key mailed to the account's

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { isCustodial, releasing } from './custodial-addresses';
+import { isCustodial, releasing, verificationAddress, yieldsToSignUp } from './custodial-addresses';
 
 describe('custodial accounts and their addresses', () => {
   it('a custodial account was created by another account and has no password of its own', () => {
@@ -17,5 +17,22 @@ describe('custodial accounts and their addresses', () => {
       username: 'Kid@Example.org',
       emails: ['Kid@Example.org'],
     });
+  });
+
+  it('an account verifies one address: its username, else its first email', () => {
+    expect(verificationAddress({ username: 'Me@Example.org', emails: ['other@example.org'] })).toBe('me@example.org');
+    expect(verificationAddress({ username: null, emails: ['First@example.org', 'b@example.org'] })).toBe(
+      'first@example.org',
+    );
+    expect(verificationAddress({ username: null, emails: [] })).toBeNull();
+  });
+
+  it('a sign-up takes any address of a custodial account, and any other address but the one its holder verifies by', () => {
+    const person = { username: 'me@example.org', emails: ['me@example.org', 'typed@example.org'] };
+    const own = { ...person, passwordHash: '$argon2id$…', createdUserId: null };
+    expect(yieldsToSignUp(own, 'typed@example.org')).toBe(true);
+    expect(yieldsToSignUp(own, 'me@example.org')).toBe(false);
+    const custodial = { ...person, passwordHash: null, createdUserId: '0123456789' };
+    expect(yieldsToSignUp(custodial, 'me@example.org')).toBe(true);
   });
 });

@@ -14,7 +14,7 @@ import {
 } from '../../kernel/validation';
 import type { AccessPolicy } from '../permissions/access-policy';
 import { changesCredentials, needsCurrentPassword } from './credential-changes';
-import { isCustodial, releasing } from './custodial-addresses';
+import { releasing, yieldsToSignUp } from './custodial-addresses';
 import { hashPassword, verifyAgainstDecoy, verifyPassword } from './password-hash';
 import { UserEmailSchema, UserSchema, type UserRecord } from './user.entity';
 import { userLoader } from './users.loaders';
@@ -365,9 +365,10 @@ export class UsersService {
 
   /**
    * Writes the account and its login addresses in one transaction; a taken address is a 409.
-   * When the account `takesCustodialAddresses` (a person signing up), an address held by a
-   * custodial account (isCustodial) is released to it instead: the custodial account keeps its
-   * data and custodians, and loses that address from its username and emails.
+   * When the account `takesCustodialAddresses` (a person signing up), an address its holder
+   * yields (yieldsToSignUp: a custodial account's, or one its holder does not verify by) is
+   * released to it instead: the holder keeps its data and custodians, and loses that address
+   * from its username and emails.
    */
   private async saveWithEmails(em: EntityManager, user: UserRecord, takesCustodialAddresses = false): Promise<void> {
     const addresses = new Set(
@@ -393,7 +394,7 @@ export class UsersService {
         const addedTime = new Date();
         for (const row of others) {
           const holder = holderOf(row);
-          if (!takesCustodialAddresses || !isCustodial(holder))
+          if (!takesCustodialAddresses || !yieldsToSignUp(holder, row.email))
             throw conflict(`${row.email} is already used by another account`);
           Object.assign(holder, releasing(holder, row.email), { modifiedTime: addedTime, modifiedUserId: null });
           tx.assign(row, { user: user.id, addedTime });

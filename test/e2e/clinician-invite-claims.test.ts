@@ -203,3 +203,64 @@ describe('an address held before the invitation', () => {
     expect(await isClinician(clinicId, attacker)).toBe(false);
   });
 });
+
+describe('the invitation’s mail', () => {
+  const acceptWith = (account: TestAccount, inviteId: string, key: string) =>
+    call(app.url, `/v1/clinicians/${account.userid}/invites/${inviteId}`, {
+      method: 'PUT',
+      token: account.token,
+      json: { key },
+    });
+
+  it('is sent on invite and on resend; only the newest key works, once, for whoever reads the mail', async () => {
+    const invited = uniqueEmail('new.doctor');
+    const { clinicId, admin, inviteId } = await adminInvite(invited);
+    const first = await keyMailedTo(invited);
+    const resent = await call(app.url, `/v1/clinics/${clinicId}/invites/clinicians/${inviteId}`, {
+      method: 'PATCH',
+      token: admin.token,
+    });
+    expect(resent.status).toBe(200);
+    const second = await keyMailedTo(invited);
+    expect(second).not.toBe(first);
+
+    // The person reading that mailbox accepts from an account with another address.
+    const reader = await signUp(app, 'reader');
+    expect((await acceptWith(reader, inviteId, first)).status).toBe(409);
+    expect((await acceptWith(reader, inviteId, 'A'.repeat(32))).status).toBe(404);
+    expect((await acceptWith(reader, inviteId, second)).status).toBe(200);
+    expect(await isClinician(clinicId, reader)).toBe(true);
+    const other = await signUp(app, 'other');
+    expect((await acceptWith(other, inviteId, second)).status).toBe(404);
+  });
+
+  it('an expired key opens nothing; a resend mails one that works', async () => {
+    const invited = uniqueEmail('new.doctor');
+    const { clinicId, admin, inviteId } = await adminInvite(invited);
+    const key = await keyMailedTo(invited);
+    await app.database.query(
+      `update confirmations set expires_at = now() - interval '1 minute' where type = 'clinician_invitation' and email = $1`,
+      [invited],
+    );
+    const reader = await signUp(app, 'reader');
+    expect((await acceptWith(reader, inviteId, key)).status).toBe(404);
+    await call(app.url, `/v1/clinics/${clinicId}/invites/clinicians/${inviteId}`, {
+      method: 'PATCH',
+      token: admin.token,
+    });
+    expect((await acceptWith(reader, inviteId, await keyMailedTo(invited))).status).toBe(200);
+  });
+
+  it('a revoked invitation’s key opens nothing', async () => {
+    const invited = uniqueEmail('new.doctor');
+    const { admin, clinicId, inviteId } = await adminInvite(invited);
+    const key = await keyMailedTo(invited);
+    const revoked = await call(app.url, `/v1/clinics/${clinicId}/invites/clinicians/${inviteId}`, {
+      method: 'DELETE',
+      token: admin.token,
+    });
+    expect(revoked.status).toBe(200);
+    const reader = await signUp(app, 'reader');
+    expect((await acceptWith(reader, inviteId, key)).status).toBe(404);
+  });
+});

@@ -298,6 +298,12 @@ export async function createServices({
     permissions.endClinicGrants(tx, clinicId, { clinicianId: userId }),
   );
   patients.onBackingEnds((tx, clinicId, userId) => permissions.endClinicGrants(tx, clinicId, { patientId: userId }));
+  clinicians.onBackingEnds((tx, clinicId, userId) =>
+    careTeamInvitations.endClinicInvitations(tx, clinicId, { clinicianId: userId }),
+  );
+  patients.onBackingEnds((tx, clinicId, userId) =>
+    careTeamInvitations.endClinicInvitations(tx, clinicId, { patientId: userId }),
+  );
 
   return {
     access,

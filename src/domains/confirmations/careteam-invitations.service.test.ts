@@ -126,3 +126,32 @@ describe('answering by the listed handle', () => {
     expect(await outcomeOf(invitations.dismiss(world.scope(AS_SERVER), invitee.userId, sharer.userId, key))).toBe('ok');
   });
 });
+
+describe('invitations sent through a clinic’s access', () => {
+  it('end with the clinic’s backing: its admin leaving cancels what it sent on a patient’s account', async () => {
+    const [admin, otherAdmin, patient] = [await person(), await person(), await person()];
+    const clinicId = await world.clinic({
+      clinicianId: admin.userId,
+      roles: ['CLINIC_ADMIN'],
+      patients: { [patient.userId]: ['custodian', 'view'] },
+    });
+    const { clinicians, careTeamInvitations } = world.services;
+    await clinicians.create(world.scope(AS_SERVER), clinicId, {
+      userId: otherAdmin.userId,
+      email: otherAdmin.email,
+      roles: ['CLINIC_ADMIN'],
+    });
+    const sentByAdmin = await careTeamInvitations.send(as(admin.userId), patient.userId, {
+      email: address(),
+      permissions: ['view'],
+    });
+    const sentByPatient = await careTeamInvitations.send(as(patient.userId), patient.userId, {
+      email: address(),
+      permissions: ['view'],
+    });
+    await clinicians.remove(as(otherAdmin.userId), clinicId, admin.userId);
+    const pending = await careTeamInvitations.sent(world.scope(AS_SERVER), patient.userId);
+    expect(pending.map((invitation) => invitation.id)).toEqual([sentByPatient.id]);
+    expect(pending.map((invitation) => invitation.id)).not.toContain(sentByAdmin.id);
+  });
+});

@@ -188,6 +188,25 @@ export class CareTeamInvitationsService {
   }
 
   /**
+   * Inside `tx`: the pending invitations sent through the clinic's access end when the clinic no
+   * longer backs them, as the grants made through it do (PermissionsService.endClinicGrants):
+   * those its leaving clinician sent, or those on its leaving patient's account.
+   */
+  async endClinicInvitations(
+    tx: EntityManager,
+    clinicId: string,
+    leaving: { clinicianId: string } | { patientId: string },
+  ): Promise<void> {
+    const [whose, id] =
+      'patientId' in leaving ? ['creator_id = ?', leaving.patientId] : ["context->>'sentBy' = ?", leaving.clinicianId];
+    await tx.execute(
+      `update confirmations set status = 'canceled', modified = now()
+        where type = 'careteam_invitation' and status = 'pending' and context->>'clinicId' = ? and ${whose}`,
+      [clinicId, id],
+    );
+  }
+
+  /**
    * Settles the sharer's pending invitation `key` opens: the key from the mail (any account that
    * has it), or the listed handle of one addressed to an address the account has verified.
    * Anything else, an invitation of another sharer or of another flow included, is NOT_FOUND.

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { ParsedMail } from 'mailparser';
-import { markVerified, serverToken, signUp, uniqueEmail, type TestAccount } from '../support/accounts';
-import { startTestApp, type TestApp } from '../support/app';
+import { markVerified, signUp, uniqueEmail, type TestAccount } from '../support/accounts';
+import type { TestApp } from '../support/app';
 import { call, graphql } from '../support/http';
 import { expectMatchesTidepoolModel } from '../support/openapi';
-import { startSmtpServer, type TestSmtpServer } from '../support/smtp';
+import { invitationKeyIn, nextMailAbout, startMailingApp, type MailingApp } from '../support/invitations';
+import type { TestSmtpServer } from '../support/smtp';
 
 /**
  * Care-team invitations by email (hydrophone's share-by-email), through the real service and a
@@ -12,35 +12,19 @@ import { startSmtpServer, type TestSmtpServer } from '../support/smtp';
  * flow; the invitee dismisses and the sharer cancels. Answers are Tidepool's confirmation model.
  */
 const CONFIRMATION = 'confirm/models/confirmation.v1.yaml';
+let mailing: MailingApp;
 let smtp: TestSmtpServer;
 let app: TestApp;
 let server: string;
 
 beforeAll(async () => {
-  smtp = await startSmtpServer();
-  app = await startTestApp({
-    SMTP_URL: smtp.url,
-    MAIL_FROM: 'Islet <no-reply@islet.test>',
-    MAIL_RETRY_MS: '50',
-    MAIL_RETRY_MAX_MS: '200',
-    // Every request of the tests comes from one address.
-    MAIL_PER_SOURCE_PER_HOUR: '100000',
-  });
-  server = await serverToken(app);
+  mailing = await startMailingApp();
+  ({ app, smtp, server } = mailing);
 }, 120_000);
-afterAll(async () => {
-  await app?.stop();
-  await smtp?.close();
-});
+afterAll(() => mailing?.stop());
 
-/** The next invitation mail to `to` (other mails to it, such as a sign-up's, are passed over). */
-async function invitationMailTo(to: string): Promise<ParsedMail> {
-  for (;;) {
-    const mail = await smtp.nextMail(to);
-    if (/invited/i.test(mail.subject ?? '')) return mail;
-  }
-}
-const keyIn = (mail: ParsedMail) => /Invitation key: (\S+?)\.?(\s|$)/.exec(mail.text ?? '')![1]!;
+/** The next invitation mail to `to`. */
+const invitationMailTo = (to: string) => nextMailAbout(smtp, to, /invited/i);
 
 const invite = (sharer: TestAccount, email: string, permissions: Record<string, object> = { view: {}, note: {} }) =>
   call(app.url, `/confirm/send/invite/${sharer.userid}`, { token: sharer.token, json: { email, permissions } });
@@ -69,7 +53,7 @@ describe('an invitation by email', () => {
 
     const mail = await invitationMailTo(invitee.email);
     expect(mail.from?.text).toContain('no-reply@islet.test');
-    const key = keyIn(mail);
+    const key = invitationKeyIn(mail);
     expect(key).toMatch(/^[A-Za-z0-9_-]{32}$/);
     expect(key).not.toBe(sent.body.key);
     const link = /(https?:\/\/\S+)/.exec(mail.text ?? '')![1]!;
@@ -99,7 +83,7 @@ describe('an invitation by email', () => {
     const [sharer, invitee] = await Promise.all([signUp(app, 'sharer'), signUp(app, 'invitee')]);
     const first = await invite(sharer, invitee.email, { view: {} });
     expect(first.status).toBe(200);
-    const oldKey = keyIn(await invitationMailTo(invitee.email));
+    const oldKey = invitationKeyIn(await invitationMailTo(invitee.email));
     // A pending invitation is not sent twice.
     expect((await invite(sharer, invitee.email, { view: {} })).status).toBe(409);
     await app.database.query(`update confirmations set expires_at = now() - interval '1 minute' where id = $1`, [
@@ -109,7 +93,7 @@ describe('an invitation by email', () => {
     expect((await call(app.url, `/confirm/invite/${sharer.userid}`, { token: sharer.token })).body).toEqual([]);
 
     expect((await invite(sharer, invitee.email, { upload: {} })).status).toBe(200);
-    const newKey = keyIn(await invitationMailTo(invitee.email));
+    const newKey = invitationKeyIn(await invitationMailTo(invitee.email));
     expect((await accept(invitee, sharer, oldKey)).status).toBe(409);
     expect((await accept(invitee, sharer, newKey)).status).toBe(200);
     expect(await permissionsOf(sharer, invitee)).toEqual({ upload: {} });
@@ -122,7 +106,7 @@ describe('an invitation by email', () => {
       signUp(app, 'invitee'),
     ]);
     expect((await invite(sharer, invitee.email)).status).toBe(200);
-    const key = keyIn(await invitationMailTo(invitee.email));
+    const key = invitationKeyIn(await invitationMailTo(invitee.email));
     // Another sharer's path: no invitation of its matches the key.
     expect((await accept(invitee, other, key)).status).toBe(404);
 
@@ -136,7 +120,7 @@ describe('an invitation by email', () => {
       json: { email: invitee.email, roles: ['CLINIC_MEMBER'] },
     });
     expect(clinicInvite.status).toBe(200);
-    const clinicKey = keyIn(await invitationMailTo(invitee.email));
+    const clinicKey = invitationKeyIn(await invitationMailTo(invitee.email));
     expect((await accept(invitee, other, clinicKey)).status).toBe(404);
     const wrongFlow = await call(app.url, `/v1/clinicians/${invitee.userid}/invites/${clinicInvite.body.inviteId}`, {
       method: 'PUT',
@@ -152,7 +136,7 @@ describe('an invitation by email', () => {
   it('the invitee dismisses it: no grant, and the key no longer accepts', async () => {
     const [sharer, invitee] = await Promise.all([signUp(app, 'sharer'), signUp(app, 'invitee')]);
     expect((await invite(sharer, invitee.email)).status).toBe(200);
-    const key = keyIn(await invitationMailTo(invitee.email));
+    const key = invitationKeyIn(await invitationMailTo(invitee.email));
     const dismissed = await call(app.url, `/confirm/dismiss/invite/${invitee.userid}/${sharer.userid}`, {
       method: 'PUT',
       token: invitee.token,
@@ -192,7 +176,7 @@ describe('an invitation by email', () => {
     expect(canceled.body.status).toBe('canceled');
     expect((await call(app.url, cancelPath, { method: 'PUT', token: sharer.token })).status).toBe(404);
     // The stranger's own invitation is untouched by the sharer's cancel.
-    const results = await Promise.all(mails.map((mail) => accept(invitee, sharer, keyIn(mail))));
+    const results = await Promise.all(mails.map((mail) => accept(invitee, sharer, invitationKeyIn(mail))));
     expect(results.map((reply) => reply.status).sort()).toEqual([404, 409]);
   });
 
@@ -255,7 +239,7 @@ describe('over GraphQL', () => {
       sharer.token,
     );
     expect(sent.body.errors).toBeUndefined();
-    const key = keyIn(await invitationMailTo(invitee.email));
+    const key = invitationKeyIn(await invitationMailTo(invitee.email));
     const listed = await graphql(
       app.url,
       'query ($id: ID!) { sentCareTeamInvitations(sharerId: $id) { id permissions } }',

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { markVerified, serverToken, signUp, uniqueEmail, type TestAccount } from '../support/accounts';
-import { startTestApp, type TestApp } from '../support/app';
+import { markVerified, signUp, uniqueEmail, type TestAccount } from '../support/accounts';
+import type { TestApp } from '../support/app';
 import { clinicWithStaff } from '../support/clinics';
 import { call, graphql } from '../support/http';
-import { startSmtpServer, type TestSmtpServer } from '../support/smtp';
+import { invitationKeyIn, nextMailAbout, startMailingApp, type MailingApp } from '../support/invitations';
+import type { TestSmtpServer } from '../support/smtp';
 
 /**
  * A clinician invitation is answered by an account that has verified the invited address, or
@@ -11,32 +12,19 @@ import { startSmtpServer, type TestSmtpServer } from '../support/smtp';
  * takeover of issue 27) answers nothing; one that added it after the invitation does not even
  * see it. Over REST and GraphQL alike, with a real SMTP server carrying the keys.
  */
+let mailing: MailingApp;
 let smtp: TestSmtpServer;
 let app: TestApp;
 let server: string;
 
 beforeAll(async () => {
-  smtp = await startSmtpServer();
-  app = await startTestApp({
-    SMTP_URL: smtp.url,
-    MAIL_FROM: 'Islet <no-reply@islet.test>',
-    MAIL_PER_SOURCE_PER_HOUR: '100000',
-  });
-  server = await serverToken(app);
+  mailing = await startMailingApp();
+  ({ app, smtp, server } = mailing);
 }, 120_000);
-afterAll(async () => {
-  await app?.stop();
-  await smtp?.close();
-});
+afterAll(() => mailing?.stop());
 
 /** The key of the next clinic invitation mailed to `to`. */
-async function keyMailedTo(to: string): Promise<string> {
-  for (;;) {
-    const mail = await smtp.nextMail(to);
-    const key = /invited to join/.test(mail.subject ?? '') && /Invitation key: (\S+?)\.?(\s|$)/.exec(mail.text ?? '');
-    if (key) return key[1]!;
-  }
-}
+const keyMailedTo = async (to: string) => invitationKeyIn(await nextMailAbout(smtp, to, /invited to join/));
 
 const invitesOf = (account: TestAccount) =>
   call(app.url, `/v1/clinicians/${account.userid}/invites`, { token: account.token });

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { markVerified, serverToken, signUp, uniqueEmail, type TestAccount } from '../support/accounts';
-import { startTestApp, type TestApp } from '../support/app';
+import { markVerified, signUp, uniqueEmail, type TestAccount } from '../support/accounts';
+import type { TestApp } from '../support/app';
 import { call } from '../support/http';
-import { startSmtpServer, type TestSmtpServer } from '../support/smtp';
+import { startMailingApp, type MailingApp } from '../support/invitations';
+import type { TestSmtpServer } from '../support/smtp';
 
 /**
  * An address only proves something once verified. A copy of it that another account merely
@@ -10,23 +11,16 @@ import { startSmtpServer, type TestSmtpServer } from '../support/smtp';
  * another account signed up with it unverified, the owner of the mailbox claims it with a
  * password reset mailed there. An address an account verified stays its own.
  */
+let mailing: MailingApp;
 let smtp: TestSmtpServer;
 let app: TestApp;
 let server: string;
 
 beforeAll(async () => {
-  smtp = await startSmtpServer();
-  app = await startTestApp({
-    SMTP_URL: smtp.url,
-    MAIL_FROM: 'Islet <no-reply@islet.test>',
-    MAIL_PER_SOURCE_PER_HOUR: '100000',
-  });
-  server = await serverToken(app);
+  mailing = await startMailingApp();
+  ({ app, smtp, server } = mailing);
 }, 120_000);
-afterAll(async () => {
-  await app?.stop();
-  await smtp?.close();
-});
+afterAll(() => mailing?.stop());
 
 const PASSWORD = 'the-real-person-1';
 const signUpAs = (address: string) =>

@@ -32,7 +32,8 @@ async function times(count: number, create: (index: number) => Promise<{ status:
 }
 
 beforeAll(async () => {
-  app = await startTestApp();
+  // Each clinician invitation is mailed: the set-up invites more from one address than an hour's share.
+  app = await startTestApp({ MAIL_PER_SOURCE_PER_HOUR: '100000' });
   owner = await signUp(app, 'owner');
   const json = (path: string, body: object) => call(app.url, path, { token: owner.token, json: body });
   await times(ROWS, () =>

@@ -110,7 +110,7 @@ export class CliniciansResolver {
 
   @Mutation(() => InviteClinicianPayload, {
     description:
-      'Invites an email to join the clinic with roles: CLINIC_ADMINs and server tokens. CONFLICT when the email is already invited or a member.',
+      'Invites an email to join the clinic with roles, and mails it the key that accepts: CLINIC_ADMINs and server tokens. CONFLICT when the email is already invited or a member; RATE_LIMITED when the address or the caller has had its share of mail.',
   })
   async inviteClinician(
     @Arg('input', () => InviteClinicianInput, { description: 'The clinic, the email and the roles.' })
@@ -122,7 +122,8 @@ export class CliniciansResolver {
   }
 
   @Mutation(() => ResendClinicianInvitePayload, {
-    description: 'Sends an invitation again (renews its `updatedTime`): CLINIC_ADMINs and server tokens.',
+    description:
+      'Sends an invitation again: a new key is mailed (the earlier ones stop working) and its `updatedTime` renewed. CLINIC_ADMINs and server tokens; RATE_LIMITED as inviteClinician.',
   })
   async resendClinicianInvite(
     @Arg('input', () => ClinicianInviteInput, { description: 'The clinic and the invitation.' })

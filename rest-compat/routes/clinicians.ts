@@ -41,7 +41,8 @@ function legacyInvitation(value: unknown): Record<string, unknown> {
     roles: invite.roles,
     created: invite.createdTime,
     modified: invite.updatedTime,
-    restrictions: { canAccept: true },
+    // Without the mail's key, only an invitee that verified the address may accept (listed to it only).
+    restrictions: { canAccept: invite.canAccept ?? false },
   };
 }
 
@@ -62,6 +63,8 @@ const INVITATION = object(
 );
 
 const INVITATION_FIELDS = `${CLINICIAN_FIELDS} clinic { id name }`;
+/** An invitation in its invitee's list, which says whether it may accept without the key. */
+const LISTED_INVITATION_FIELDS = `${INVITATION_FIELDS} canAccept`;
 
 /** The key from an invitation's mail, optional in an answer's body (`{"key": "..."}`). */
 const keyOf = (body: unknown) => withTypes(optionalJsonObject(body), { key: 'string' }).key ?? null;
@@ -251,7 +254,7 @@ export const clinicianRoutes: RestRoute[] = [
       tidepool: 'clinic.v1.yaml#ListClinicianInvites',
     },
     document: `query ($userId: ID!, $after: String) { clinicianInvites(userId: $userId, first: 100, after: $after) {
-      nodes { ${INVITATION_FIELDS} } pageInfo { hasNextPage endCursor } } }`,
+      nodes { ${LISTED_INVITATION_FIELDS} } pageInfo { hasNextPage endCursor } } }`,
     variables: ({ params }) => ({ userId: params.userId }),
     pages: { path: ['clinicianInvites'] },
     respond: (data) => (data.clinicianInvites as { nodes: unknown[] }).nodes.map(legacyInvitation),

@@ -135,7 +135,9 @@ describe('an address held before the invitation', () => {
   it('unverified, it lists the invitation but answers it only with the key from the mail', async () => {
     const invitee = await signUp(app, 'invitee');
     const { clinicId, inviteId } = await adminInvite(invitee.email);
-    expect((await invitesOf(invitee)).body).toEqual([expect.objectContaining({ key: inviteId })]);
+    expect((await invitesOf(invitee)).body).toEqual([
+      expect.objectContaining({ key: inviteId, restrictions: { canAccept: false } }),
+    ]);
     const keyless = await answer(invitee, inviteId, 'PUT');
     expect(keyless.status).toBe(403);
     expect(keyless.body.reason).toMatch(/Verify .* or accept with the key/);
@@ -168,6 +170,9 @@ describe('an address held before the invitation', () => {
     const { clinicId, inviteId } = await adminInvite(invitee.email);
     const listed = await graphql(app.url, INVITES, { id: invitee.userid }, invitee.token);
     expect(listed.body.data.clinicianInvites).toEqual({ totalCount: 1, nodes: [{ inviteId }] });
+    expect((await invitesOf(invitee)).body).toEqual([
+      expect.objectContaining({ key: inviteId, restrictions: { canAccept: true } }),
+    ]);
     const accepted = await graphql(app.url, ACCEPT, { input: { userId: invitee.userid, inviteId } }, invitee.token);
     expect(accepted.body.errors).toBeUndefined();
     expect(accepted.body.data.acceptClinicianInvite.clinician).toEqual({

@@ -17,6 +17,8 @@ export interface ClinicianView {
   roles: ClinicianRole[];
   createdTime: Date;
   updatedTime: Date;
+  /** In an invitee's own list: whether it may answer the invitation without the mailed key. */
+  canAccept?: boolean;
 }
 
 /** Filters of a clinic's clinician list; `email` is matched lower-cased, `search` over name and email. */

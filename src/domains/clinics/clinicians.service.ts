@@ -216,7 +216,12 @@ export class CliniciansService {
     first?: number | null,
     after?: string | null,
   ): Promise<PagedList<ClinicianView>> {
-    const claimable = listedTo(await this.addressesOf(scope, userId));
+    const addresses = await this.addressesOf(scope, userId);
+    const claimable = listedTo(addresses);
+    const listed = (invite: ClinicianInviteRecord) => ({
+      ...inviteView(invite),
+      canAccept: addresses.verified.includes(invite.email),
+    });
     const list = `clinicianInvites:${userId}`;
     const args = pageArgs(list, first, after, isClinicianKey);
     const rows = await scope.em.find(
@@ -225,7 +230,7 @@ export class CliniciansService {
       { orderBy: { createdTime: 'asc', id: 'asc' }, limit: args.first + 1 },
     );
     return {
-      page: pageOf(list, args, rows.map(inviteView), clinicianKey),
+      page: pageOf(list, args, rows.map(listed), clinicianKey),
       count: () => scope.em.count(ClinicianInviteSchema, claimable),
     };
   }

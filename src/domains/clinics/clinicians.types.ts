@@ -56,6 +56,13 @@ export class Clinician {
   @Field(() => Date, { description: 'When its roles or name last changed, or the invitation was last sent.' })
   updatedTime!: Date;
 
+  @Field(() => Boolean, {
+    nullable: true,
+    description:
+      'In `clinicianInvites` only: whether the invitee may accept without the key from the invitation’s mail (it has verified the invited address). Null elsewhere.',
+  })
+  canAccept?: boolean | null;
+
   static from(view: ClinicianView): Clinician {
     return Object.assign(new Clinician(), view);
   }

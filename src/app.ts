@@ -20,6 +20,7 @@ import { playgroundRouter } from './playground/page';
 import { authenticate } from './http/authenticate';
 import { apiCors } from './http/cors';
 import { healthRouter } from './http/health';
+import { frontDoorRouter } from './http/front-door';
 import { uploadInfoRouter } from './http/upload-info';
 import { apiDocsRouter } from './http/api-docs';
 import { API_INFO, serviceEndpoints } from './http/service-endpoints';
@@ -106,6 +107,7 @@ export async function createApp({
     }),
   );
   app.use(healthRouter(orm, objectStore));
+  app.use(frontDoorRouter({ baseUrl, version: API_INFO.version, playground: config.graphqlPlayground }));
   app.use(uploadInfoRouter());
   // With METRICS_PORT the service's own port has no /metrics (src/service.ts serves it there).
   if (config.metricsPort === undefined) app.get('/metrics', metricsEndpoint(config));

@@ -97,6 +97,28 @@ export function serviceEndpoints({ metricsHere }: { metricsHere: boolean }): Doc
       },
     }),
     plain({
+      path: '/',
+      status: 200,
+      doc: {
+        tag: 'Operations',
+        summary: "The service's front door: its name, version and entry points",
+        description:
+          "Links to the GraphQL playground, this description (`/docs`, `/openapi.json`), `/healthz` and every realm's discovery document: an HTML page for a client that asks for `text/html` (a browser), JSON otherwise.",
+        credentials: 'none',
+        response: object(
+          {
+            service: string(),
+            version: string(),
+            links: {
+              type: 'array',
+              items: object({ rel: string(), title: string(), href: string() }, ['rel', 'title', 'href']),
+            },
+          },
+          ['service', 'version', 'links'],
+        ),
+      },
+    }),
+    plain({
       path: '/openapi.json',
       status: 200,
       doc: { tag: 'Operations', summary: 'This description', credentials: 'none', response: { type: 'object' } },

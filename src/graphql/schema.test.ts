@@ -1,8 +1,9 @@
 import 'reflect-metadata';
 import { describe, expect, it } from '@jest/globals';
-import { isEnumType, isInputObjectType, isObjectType } from 'graphql';
+import { isEnumType, isInputObjectType, isObjectType, type GraphQLObjectType } from 'graphql';
 import { isFederationElement } from './federation';
 import { sdlSchema } from './resolvers';
+import { schemaSdl } from './schema';
 
 describe('the schema as documentation', () => {
   it('describes every type, field, argument and enum value (the federation machinery aside), without references to specification sections', async () => {
@@ -40,5 +41,23 @@ describe('the schema as documentation', () => {
       if (isEnumType(type)) expect(type.getValues().every((value) => /^[A-Z][A-Z0-9_]*$/.test(value.name))).toBe(true);
     }
     expect(names.filter((name) => /userid|isserver/.test(name))).toEqual([]);
+  });
+
+  it('makes the root types a map: Query and Subscription name each of their fields, Mutation each area', async () => {
+    const schema = await sdlSchema();
+    const unnamed = (type: GraphQLObjectType) =>
+      Object.keys(type.getFields()).filter(
+        (field) => !field.startsWith('_') && !type.description!.includes(`\`${field}\``),
+      );
+    expect(unnamed(schema.getQueryType()!)).toEqual([]);
+    expect(unnamed(schema.getSubscriptionType()!)).toEqual([]);
+    expect(schema.getQueryType()!.description).toMatch(/TIDE.*access log/s);
+    for (const area of ['Accounts', 'Confirmations', 'Clinics', 'Sharing', 'Data'])
+      expect(schema.getMutationType()!.description).toContain(`- ${area}:`);
+  });
+
+  it('writes acronyms in capitals inside sentences (no "cGM")', async () => {
+    const text = schemaSdl(await sdlSchema());
+    expect(text.match(/\b[a-z](GM|GMI|CGM|BGM|TIR)\b/g)).toBeNull();
   });
 });

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { getIntrospectionQuery } from 'graphql';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { passwordGrant, signUp, type TestAccount } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/app';
@@ -81,6 +82,17 @@ describe('GET /metrics', () => {
       valueOf(before, 'islet_http_requests_total', graphqlRoute) + 3,
     );
     expect(moved({ operation: 'Broken', type: 'query', outcome: 'error' })).toBe(1);
+  });
+
+  it('counts the introspection GraphQL tools send as an operation that went well, signed in or not', async () => {
+    const before = await scrape();
+    for (const token of [undefined, account.token])
+      expect((await graphql(app.url, getIntrospectionQuery(), {}, token)).body.errors).toBeUndefined();
+    const after = await scrape();
+    const moved = (outcome: string) =>
+      valueOf(after, 'islet_graphql_operations_total', { operation: 'IntrospectionQuery', type: 'query', outcome }) -
+      valueOf(before, 'islet_graphql_operations_total', { operation: 'IntrospectionQuery', type: 'query', outcome });
+    expect({ ok: moved('ok'), error: moved('error') }).toEqual({ ok: 2, error: 0 });
   });
 
   it('counts token grants by realm, grant type and outcome', async () => {

@@ -33,9 +33,12 @@ export interface ParameterDoc {
 
 /**
  * A JSON body by its schema (which may embed GraphQL input types, see `graphqlInput` in
- * rest-compat/openapi/schemas), or a binary body by its media type.
+ * rest-compat/openapi/schemas), or a streamed body by its media type (and its schema where it is
+ * JSON); either with an example a reader can send as it is.
  */
-export type BodyDoc = { schema: JsonSchema; required?: boolean } | { mediaType: string; description: string };
+export type BodyDoc =
+  | { schema: JsonSchema; required?: boolean; example: unknown }
+  | { mediaType: string; description: string; schema?: JsonSchema; example: unknown };
 
 /** Tidepool's OpenAPI files that describe the operations Islet reimplements. */
 export type TidepoolFile = 'access.v1.yaml' | 'auth.v1.yaml' | 'blob.v1.yaml' | 'clinic.v1.yaml';

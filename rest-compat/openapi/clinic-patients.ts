@@ -88,7 +88,11 @@ export const PATIENT_LIST_PARAMETERS: readonly ParameterDoc[] = [
     { type: 'string', pattern: '^[+ -][A-Za-z]+$' },
     '`+` or `-` and fullName, birthDate, lastReviewed, or (with sortType) a summary date or statistic',
   ),
-  queryParameter('sortType', { enum: [...SUMMARY_KINDS] }, 'The summary a statistic sort or filter reads'),
+  queryParameter(
+    'sortType',
+    { type: 'string', enum: [...SUMMARY_KINDS] },
+    'The summary a statistic sort or filter reads',
+  ),
   queryParameter('period', legacyEnum(SUMMARY_PERIOD), 'The summary period filters and sorts read (14d when omitted)'),
   queryParameter('offsetPeriods', boolean, 'Read (and show) the period before instead'),
   ...SUMMARY_FILTERS,

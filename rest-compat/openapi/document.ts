@@ -65,11 +65,13 @@ function requestBody(doc: RouteDoc, schema: GraphQLSchema): Json | undefined {
   if ('mediaType' in body)
     return {
       description: body.description,
-      content: { [body.mediaType]: { schema: { type: 'string', format: 'binary' } } },
+      content: {
+        [body.mediaType]: { schema: body.schema ?? { type: 'string', format: 'binary' }, example: body.example },
+      },
     };
   return {
     required: body.required ?? true,
-    content: { 'application/json': { schema: resolveInputs(body.schema, schema) } },
+    content: { 'application/json': { schema: resolveInputs(body.schema, schema), example: body.example } },
   };
 }
 

@@ -39,7 +39,7 @@ const BLOB_HEADERS = [
   headerParameter('Content-Type', string(), 'The media type of the content'),
   headerParameter('Digest', string(), '`md5=<base64 MD5 of the body>`; required with content', false),
 ];
-const UPLOAD = { mediaType: '*/*', description: 'The content (up to 100 MiB)' };
+const UPLOAD = { mediaType: '*/*', description: 'The content (up to 100 MiB)', example: 'any bytes' };
 
 const statusesOf = (query: Record<string, unknown>) => {
   const statuses = listParameter(query, 'status');

@@ -79,6 +79,7 @@ export const careTeamInvitationRoutes: RestRoute[] = [
           'email',
           'permissions',
         ]),
+        example: { email: 'carer@example.com', permissions: { view: {}, note: {} } },
       },
       response: CONFIRMATION,
       errors: [409, 429],
@@ -125,7 +126,7 @@ export const careTeamInvitationRoutes: RestRoute[] = [
     doc: {
       tag: 'Confirmations',
       summary: 'Accept a care-team invitation: the account gets exactly the permissions offered',
-      body: { schema: KEY_BODY },
+      body: { schema: KEY_BODY, example: { key: 'the-key-from-the-mail' } },
       response: CONFIRMATION,
       errors: [409],
     },
@@ -142,7 +143,7 @@ export const careTeamInvitationRoutes: RestRoute[] = [
     doc: {
       tag: 'Confirmations',
       summary: 'Dismiss (decline) a care-team invitation',
-      body: { schema: KEY_BODY },
+      body: { schema: KEY_BODY, example: { key: 'the-key-from-the-mail' } },
       response: CONFIRMATION,
       errors: [409],
     },

@@ -20,6 +20,8 @@ import { arrayOf, graphqlInput, integer, object, PERMISSION_SET, string } from '
 import { PATIENT, PATIENT_INVITE, PATIENT_LIST_PARAMETERS, PATIENT_TAG, REVIEWS } from '../openapi/clinic-patients';
 
 const TAG_BODY = object({ name: string() }, ['name']);
+const TAG_ID_EXAMPLE = '65a1b2c3d4e5f60718293a4b';
+const PATIENT_EXAMPLE = { fullName: 'Jamie Doe', birthDate: '2012-04-30', mrn: 'MRN-0042', tags: [TAG_ID_EXAMPLE] };
 
 /** A clinic patient's fields, asked under their GraphQL names. */
 const PATIENT_FIELDS = `userId fullName birthDate email mrn tags { id } permissions reviews { clinicianId time }
@@ -97,6 +99,8 @@ const kindVariables = (given: KindFilter | null | undefined) =>
 
 const summaryVariables = (filter: SummaryFilter | null) =>
   filter && {
+    // Tidepool's filters are in mmol/L, whatever the clinic prefers.
+    units: 'MMOL_L',
     period: SUMMARY_PERIOD.value(filter.period!, 'period'),
     usePreviousPeriod: filter.previous,
     cgm: kindVariables(filter.cgm),
@@ -121,7 +125,9 @@ function patientListVariables({ query }: RestRequest) {
       'sort',
     );
   const sortSource =
-    field && !RECORD_SORTS.includes(field) ? checkSummarySort(field, summary.sortSource, 'sort') : null;
+    field && !RECORD_SORTS.includes(field)
+      ? checkSummarySort(field, summary.sortSource, 'sort', 'sortType (cgm or bgm)')
+      : null;
   const tags = listParameter(query, 'tags');
   tags?.forEach((tag) => {
     if (!/^[0-9a-f]{24}$/.test(tag))
@@ -217,7 +223,10 @@ export const clinicPatientRoutes: RestRoute[] = [
     doc: {
       tag: 'Clinic patients',
       summary: 'Create a custodial account as a patient of the clinic',
-      body: { schema: graphqlInput('CreateClinicPatientInput', ['clinicId']) },
+      body: {
+        schema: graphqlInput('CreateClinicPatientInput', ['clinicId']),
+        example: { ...PATIENT_EXAMPLE, email: 'jamie@example.com' },
+      },
       response: PATIENT,
       errors: [409],
       tidepool: 'clinic.v1.yaml#CreatePatientAccount',
@@ -254,6 +263,7 @@ export const clinicPatientRoutes: RestRoute[] = [
             object({ permissions: PERMISSION_SET }, ['permissions']),
           ],
         },
+        example: { ...PATIENT_EXAMPLE, permissions: { view: {}, upload: {} } },
       },
       response: PATIENT,
       errors: [409],
@@ -279,7 +289,7 @@ export const clinicPatientRoutes: RestRoute[] = [
     doc: {
       tag: 'Clinic patients',
       summary: "Replace a patient's record (fields left out are cleared)",
-      body: { schema: graphqlInput('UpdateClinicPatientInput', ['clinicId', 'userId']) },
+      body: { schema: graphqlInput('UpdateClinicPatientInput', ['clinicId', 'userId']), example: PATIENT_EXAMPLE },
       response: PATIENT,
       errors: [409],
       tidepool: 'clinic.v1.yaml#UpdatePatient',
@@ -342,7 +352,7 @@ export const clinicPatientRoutes: RestRoute[] = [
     doc: {
       tag: 'Clinic patients',
       summary: "Set what the clinic may do with a patient's data",
-      body: { schema: PERMISSION_SET },
+      body: { schema: PERMISSION_SET, example: { view: {}, upload: {}, note: {} } },
       response: PERMISSION_SET,
       tidepool: 'clinic.v1.yaml#UpdatePatientPermissions',
     },
@@ -400,7 +410,7 @@ export const clinicPatientRoutes: RestRoute[] = [
     doc: {
       tag: 'Clinic patients',
       summary: 'Create a patient tag',
-      body: { schema: TAG_BODY },
+      body: { schema: TAG_BODY, example: { name: 'Pump users' } },
       response: PATIENT_TAG,
       errors: [409],
       tidepool: 'clinic.v1.yaml#CreatePatientTag',
@@ -416,7 +426,7 @@ export const clinicPatientRoutes: RestRoute[] = [
     doc: {
       tag: 'Clinic patients',
       summary: 'Rename a patient tag',
-      body: { schema: TAG_BODY },
+      body: { schema: TAG_BODY, example: { name: 'Pump users' } },
       response: PATIENT_TAG,
       errors: [409],
       tidepool: 'clinic.v1.yaml#UpdatePatientTag',
@@ -446,7 +456,10 @@ export const clinicPatientRoutes: RestRoute[] = [
     doc: {
       tag: 'Clinic patients',
       summary: "Invite a clinic, by its share code, to see an account's data",
-      body: { schema: object({ shareCode: string(), permissions: PERMISSION_SET }, ['shareCode', 'permissions']) },
+      body: {
+        schema: object({ shareCode: string(), permissions: PERMISSION_SET }, ['shareCode', 'permissions']),
+        example: { shareCode: 'ABCD-EFGH-JKMN', permissions: { view: {}, upload: {} } },
+      },
       response: PATIENT_INVITE,
       errors: [409],
     },
@@ -481,7 +494,11 @@ export const clinicPatientRoutes: RestRoute[] = [
     doc: {
       tag: 'Clinic patients',
       summary: "Accept a patient's invitation: the account becomes a patient of the clinic",
-      body: { schema: graphqlInput('AcceptPatientInviteInput', ['clinicId', 'inviteId']), required: false },
+      body: {
+        schema: graphqlInput('AcceptPatientInviteInput', ['clinicId', 'inviteId']),
+        required: false,
+        example: { mrn: 'MRN-0042', tags: [TAG_ID_EXAMPLE] },
+      },
       response: PATIENT,
       errors: [409],
       tidepool: 'clinic.v1.yaml#AcceptPatientInvitation',

@@ -73,6 +73,7 @@ const keyOf = (body: unknown) => withTypes(optionalJsonObject(body), { key: 'str
 const ANSWER_BODY = {
   schema: object({ key: string('The key from the invitation’s mail; needed unless the invited address is verified') }),
   required: false,
+  example: { key: 'the-key-from-the-mail' },
 };
 
 const payloadClinician = (field: string) => (data: Record<string, unknown>) =>
@@ -113,6 +114,7 @@ export const clinicianRoutes: RestRoute[] = [
         schema: {
           allOf: [graphqlInput('CreateClinicianInput', ['clinicId', 'userId']), object({ id: string('The account') })],
         },
+        example: { id: '0123456789', email: 'dr.lee@example.com', name: 'Dr. Lee', roles: ['CLINIC_MEMBER'] },
       },
       response: CLINICIAN,
       errors: [409, 429],
@@ -147,7 +149,10 @@ export const clinicianRoutes: RestRoute[] = [
     doc: {
       tag: 'Clinicians',
       summary: "Change a clinician's name or roles",
-      body: { schema: graphqlInput('UpdateClinicianInput', ['clinicId', 'userId']) },
+      body: {
+        schema: graphqlInput('UpdateClinicianInput', ['clinicId', 'userId']),
+        example: { name: 'Dr. Lee', roles: ['CLINIC_ADMIN'] },
+      },
       response: CLINICIAN,
       errors: [409],
       tidepool: 'clinic.v1.yaml#UpdateClinician',
@@ -180,7 +185,10 @@ export const clinicianRoutes: RestRoute[] = [
     doc: {
       tag: 'Clinicians',
       summary: 'Invite someone, by email, to be a clinician of a clinic',
-      body: { schema: graphqlInput('InviteClinicianInput', ['clinicId']) },
+      body: {
+        schema: graphqlInput('InviteClinicianInput', ['clinicId']),
+        example: { email: 'dr.lee@example.com', name: 'Dr. Lee', roles: ['CLINIC_MEMBER', 'PRESCRIBER'] },
+      },
       response: CLINICIAN,
       errors: [409, 429],
       tidepool: 'clinic.v1.yaml#InviteClinician',

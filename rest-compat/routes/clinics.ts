@@ -189,6 +189,15 @@ export function legacyClinician(value: unknown): Record<string, unknown> {
 }
 
 const CLINIC_PAGES = offsetPaging(['clinics']);
+
+const CLINIC_EXAMPLE = {
+  name: 'Riverside Diabetes Clinic',
+  clinicType: 'provider_practice',
+  clinicSize: '0-249',
+  country: 'US',
+  timezone: 'America/Chicago',
+  preferredBgUnits: 'mg/dL',
+};
 const CLINICIAN_CLINIC_PAGES = offsetPaging(['clinicsOfClinician']);
 
 const payloadClinic = (field: string) => (data: Record<string, unknown>) =>
@@ -226,7 +235,7 @@ export const clinicRoutes: RestRoute[] = [
     doc: {
       tag: 'Clinics',
       summary: 'Create a clinic; the caller becomes its admin',
-      body: { schema: graphqlInput('CreateClinicInput') },
+      body: { schema: graphqlInput('CreateClinicInput'), example: CLINIC_EXAMPLE },
       response: CLINIC,
       errors: [409],
       tidepool: 'clinic.v1.yaml#CreateClinic',
@@ -265,7 +274,7 @@ export const clinicRoutes: RestRoute[] = [
     doc: {
       tag: 'Clinics',
       summary: 'Update a clinic',
-      body: { schema: graphqlInput('UpdateClinicInput', ['id']) },
+      body: { schema: graphqlInput('UpdateClinicInput', ['id']), example: CLINIC_EXAMPLE },
       response: CLINIC,
       errors: [409],
       tidepool: 'clinic.v1.yaml#UpdateClinic',

@@ -96,7 +96,10 @@ export const confirmAccountRoutes: RestRoute[] = [
       summary: 'Set a new password with the key mailed to the address; every session of the account ends',
       description:
         '404 for an unknown, expired or other kind of key, or an address it was not mailed to; 409 for a key already used.',
-      body: { schema: RESET_BODY },
+      body: {
+        schema: RESET_BODY,
+        example: { key: 'the-key-from-the-mail', email: 'alex@example.com', password: 'correct-horse-8' },
+      },
       errors: [409],
     },
     document: 'mutation ($input: ResetPasswordInput!) { resetPassword(input: $input) }',

@@ -76,6 +76,39 @@ function datasetInput(request: RestRequest): Fields {
 
 const DATASET_PAGES = legacyPaging(['datasets']);
 
+/** A record as Tidepool's data model has it (src/domains/glucose/glucose-record.ts checks the rest). */
+const RECORD = object(
+  {
+    type: { type: 'string', enum: ['cbg', 'smbg'] },
+    time: dateTime,
+    value: { type: 'number', minimum: 0 },
+    units: { type: 'string', enum: ['mmol/L', 'mmol/l', 'mg/dL', 'mg/dl'] },
+    deviceId: string(),
+  },
+  ['type', 'time', 'value', 'units'],
+);
+
+/** One record of each type the service takes. */
+export const RECORD_EXAMPLES = [
+  {
+    type: 'cbg',
+    time: '2024-01-02T03:05:00Z',
+    value: 126,
+    units: 'mg/dL',
+    deviceId: 'DexG6_0123456789',
+    sampleInterval: 300000,
+    trend: 'constant',
+  },
+  {
+    type: 'smbg',
+    time: '2024-01-02T07:30:00Z',
+    value: 6.4,
+    units: 'mmol/L',
+    subType: 'manual',
+    deviceId: 'Contour_42',
+  },
+];
+
 const DATASET = object(
   {
     id: string(),
@@ -110,7 +143,20 @@ const datasetRoutes = (prefix: 'datasets' | 'data_sets'): RestRoute[] => [
     doc: {
       tag: 'Data',
       summary: 'Open a dataset (an upload) for an account',
-      body: { schema: DATASET_BODY },
+      body: {
+        schema: DATASET_BODY,
+        example: {
+          type: 'upload',
+          dataSetType: 'continuous',
+          client: { name: 'org.example.uploader', version: '1.2.0' },
+          deduplicator: { name: 'org.tidepool.deduplicator.dataset.device.deactivate.hash' },
+          deviceId: 'DexG6_0123456789',
+          deviceManufacturers: ['Dexcom'],
+          deviceModel: 'G6',
+          timezone: 'America/Chicago',
+          timeProcessing: 'utc-bootstrapping',
+        },
+      },
       response: wrappedSchema(DATASET),
     },
     document: `mutation ($input: CreateDatasetInput!) { createDataset(input: $input) { dataset { ${DATASET_FIELDS} } } }`,
@@ -124,7 +170,12 @@ const datasetRoutes = (prefix: 'datasets' | 'data_sets'): RestRoute[] => [
     doc: {
       tag: 'Data',
       summary: 'Add records (cbg, smbg) to an open dataset',
-      body: { mediaType: 'application/json', description: 'A JSON array of records' },
+      body: {
+        mediaType: 'application/json',
+        description: 'A JSON array of at most 1,000 `cbg` and `smbg` records; one invalid record refuses them all',
+        schema: arrayOf(RECORD),
+        example: RECORD_EXAMPLES,
+      },
       response: wrappedSchema(arrayOf({})),
     },
     body: 'binary',
@@ -253,7 +304,11 @@ export function glucoseDownloads(glucose: GlucoseService): ContentRoute[] {
         tag: 'Data',
         summary: "An account's readings in time order",
         parameters: [
-          listQuery('type', { enum: [...READ_TYPES] }, 'Only readings of these types (others are ignored)'),
+          listQuery(
+            'type',
+            { type: 'string', enum: [...READ_TYPES] },
+            'Only readings of these types (others are ignored)',
+          ),
           queryParameter('startDate', dateTime, 'Readings at or after this time'),
           queryParameter('endDate', dateTime, 'Readings before this time'),
         ],

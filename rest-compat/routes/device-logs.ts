@@ -35,7 +35,12 @@ export const deviceLogRoutes: RestRoute[] = [
         headerParameter('X-Logs-Start-At-Time', dateTime, 'The start of the window the entries cover'),
         headerParameter('X-Logs-End-At-Time', dateTime, 'The end of that window'),
       ],
-      body: { mediaType: 'application/json', description: 'A JSON array of log entries (up to 100 MiB)' },
+      body: {
+        mediaType: 'application/json',
+        description: 'A JSON array of log entries (up to 100 MiB)',
+        schema: arrayOf({ type: 'object' }),
+        example: [{ time: '2024-01-02T03:04:05Z', event: 'sensor-warmup-started' }],
+      },
       response: DEVICE_LOG,
       // 429: the account has UPLOADS_PER_ACCOUNT uploads in flight.
       errors: [429],

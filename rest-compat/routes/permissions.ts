@@ -99,7 +99,7 @@ export const permissionRoutes: RestRoute[] = [
     doc: {
       tag: 'Permissions',
       summary: "Set what an account may do with the sharer's data ({} removes the grant)",
-      body: { schema: PERMISSION_SET },
+      body: { schema: PERMISSION_SET, example: { view: {}, note: {} } },
       response: PERMISSION_SET,
       tidepool: 'access.v1.yaml#GrantPermissionsInGroup',
     },

@@ -51,7 +51,10 @@ export const sessionRoutes: RestRoute[] = [
     doc: {
       tag: 'Sessions',
       summary: 'Sign up: create an account and a session',
-      body: { schema: graphqlInput('SignUpInput') },
+      body: {
+        schema: graphqlInput('SignUpInput'),
+        example: { username: 'alex@example.com', emails: ['alex@example.com'], password: 'correct-horse-7' },
+      },
       response: USER,
       responseHeaders: [TOKEN_HEADER],
       errors: [409, 429],

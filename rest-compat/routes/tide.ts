@@ -173,8 +173,11 @@ export const tideRoutes: RestRoute[] = [
       tag: 'TIDE',
       summary: "A clinic's TIDE report: its tagged patients by the glucose category they fall in",
       parameters: [
-        queryParameter('period', { enum: [...TIDE_PERIODS] }, 'The summary period', true),
-        { ...listQuery('tags', string(), 'Patient tag ids; patients with any of them are reported'), required: true },
+        queryParameter('period', { type: 'string', enum: [...TIDE_PERIODS] }, 'The summary period', true),
+        {
+          ...listQuery('tags', string(), 'Patient tag ids; only patients carrying all of them are reported'),
+          required: true,
+        },
         queryParameter('lastDataCutoff', dateTime, 'Only patients with data at or after this time', true),
         listQuery('categories', legacyEnum(TIDE_CATEGORY), 'The categories, in order (the defaults when omitted)'),
         queryParameter('excludeNoData', boolean, 'Leave out the patients without data'),
@@ -226,6 +229,15 @@ export const tideRoutes: RestRoute[] = [
             ['providerName', 'state'],
           ),
         ),
+        example: [
+          {
+            dataSourceId: '65a1b2c3d4e5f60718293a4c',
+            providerName: 'dexcom',
+            state: 'connected',
+            modifiedTime: '2024-01-02T03:04:05Z',
+            latestDataTime: '2024-01-02T03:00:00Z',
+          },
+        ],
       },
       tidepool: 'clinic.v1.yaml#UpdatePatientDataSources',
     },

@@ -96,7 +96,7 @@ export const userRoutes: RestRoute[] = [
     doc: {
       tag: 'Users',
       summary: 'Update the account of the token sent',
-      body: { schema: updateBody('UpdateMeInput') },
+      body: { schema: updateBody('UpdateMeInput'), example: { updates: { termsAccepted: '2024-01-02T03:04:05Z' } } },
       response: USER,
       // 429: the current password is checked within the password budget.
       errors: [409, 429],
@@ -127,7 +127,10 @@ export const userRoutes: RestRoute[] = [
     doc: {
       tag: 'Users',
       summary: 'Update an account',
-      body: { schema: updateBody('UpdateUserInput', ['userId']) },
+      body: {
+        schema: updateBody('UpdateUserInput', ['userId']),
+        example: { updates: { username: 'sam@example.com', emails: ['sam@example.com'] } },
+      },
       response: USER,
       errors: [409, 429],
       tidepool: 'auth.v1.yaml#UpdateUser',
@@ -143,7 +146,11 @@ export const userRoutes: RestRoute[] = [
     doc: {
       tag: 'Users',
       summary: "Create a custodial account, in the custody of the path's account",
-      body: { schema: graphqlInput('CreateCustodialUserInput', ['custodianId']), required: false },
+      body: {
+        schema: graphqlInput('CreateCustodialUserInput', ['custodianId']),
+        required: false,
+        example: { username: 'kid@example.com', emails: ['kid@example.com'] },
+      },
       response: USER,
       errors: [409],
       tidepool: 'auth.v1.yaml#CreateCustodialUser',
@@ -162,7 +169,7 @@ export const userRoutes: RestRoute[] = [
       tag: 'Users',
       summary: 'Delete an account and its data',
       description: 'The account itself must send its current password; custodians and servers need none.',
-      body: { schema: object({ password: string() }), required: false },
+      body: { schema: object({ password: string() }), required: false, example: { password: 'correct-horse-7' } },
       errors: [429],
       ...(path.startsWith('/auth/') && { tidepool: 'auth.v1.yaml#DeleteUser' as const }),
     },

@@ -1,6 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { parseGlucoseRecord } from '../../src/domains/glucose/glucose-record';
 import { contentRoutes, restRoutes } from '../../rest-compat/routes';
 import { UNDOCUMENTED } from '../../rest-compat/openapi/document';
 import { startTestApp, type TestApp } from '../support/app';
@@ -9,6 +12,26 @@ import { expectMatchesIsletDescription, expectMatchesOperation } from '../suppor
 import { TIDEPOOL_DIVERGENCES } from '../support/tidepool-divergences';
 
 const README = path.join(__dirname, '..', '..', 'README.md');
+const WRITES = new Set(['post', 'put', 'patch']);
+/** Writes whose request is all in the path or the credentials (Tidepool's clients send no body). */
+const READS_NO_BODY = [
+  'post /auth/login',
+  'post /auth/logout',
+  'post /auth/serverlogin',
+  'put /v1/datasets/{datasetId}',
+  'put /v1/data_sets/{datasetId}',
+  'patch /v1/clinics/{clinicId}/invites/clinicians/{inviteId}',
+  'put /v1/clinics/{clinicId}/patients/{patientId}/reviews',
+  'post /confirm/send/signup/{userId}',
+  'post /confirm/resend/signup/{email}',
+  'put /confirm/accept/signup/{key}',
+  'post /confirm/send/forgot/{email}',
+  'put /confirm/{userId}/invited/{address}',
+];
+/** A schema that says what it holds: a type (or a reference), down to an array's items; never "any". */
+const typed = (schema: any): boolean =>
+  Boolean(schema) &&
+  (schema.$ref !== undefined || (schema.type !== undefined && (schema.type !== 'array' || typed(schema.items))));
 const openApiPath = (route: string) => route.replace(/:(\w+)/g, '{$1}');
 const downloads = contentRoutes({} as never);
 
@@ -84,6 +107,41 @@ describe('GET /openapi.json', () => {
       'available',
     ]);
     expect(blobs.find((parameter: any) => parameter.name === 'size').schema.maximum).toBe(1000);
+  });
+
+  it('gives every request body a schema and an example that matches it, and every parameter a type', () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(ajv);
+    const problems: string[] = [];
+    for (const [template, item] of Object.entries(document.paths) as [string, any][]) {
+      for (const [method, operation] of Object.entries(item) as [string, any][]) {
+        const what = `${method} ${template}`;
+        if (WRITES.has(method) && !operation.requestBody && !READS_NO_BODY.includes(what))
+          problems.push(`${what}: no request body`);
+        for (const [mediaType, content] of Object.entries(operation.requestBody?.content ?? {}) as [string, any][]) {
+          if (!content.schema) problems.push(`${what} ${mediaType}: no schema`);
+          else if (content.example === undefined) problems.push(`${what} ${mediaType}: no example`);
+          else if (!ajv.validate(content.schema, content.example))
+            problems.push(`${what} ${mediaType}: the example does not match: ${ajv.errorsText()}`);
+        }
+        for (const parameter of operation.parameters ?? [])
+          if (!typed(parameter.schema)) problems.push(`${what}: parameter ${parameter.name} has no type`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it("lists record examples the service's own parser takes, one of each type", () => {
+    const body = document.paths['/v1/datasets/{datasetId}/data'].post.requestBody.content['application/json'];
+    const records = body.example.map((record: unknown, index: number) => parseGlucoseRecord(record, index));
+    expect(records.map((record: { type: string }) => record.type).sort()).toEqual(['cbg', 'smbg']);
+  });
+
+  it('says a TIDE patient must carry all the tags asked, as the report selects them', () => {
+    const tags = document.paths['/v1/clinics/{clinicId}/tide_report'].get.parameters.find(
+      (parameter: any) => parameter.name === 'tags',
+    );
+    expect(tags.description).toMatch(/all of them/);
   });
 
   it('refuses a reply whose status, header or body the description does not have', async () => {

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { ObjectQuotas } from './kernel/quota';
+import type { LogFormat } from './infra/log-format';
 
 /**
  * The only reader of process.env. Every setting is parsed and validated here once, so a
@@ -54,6 +55,8 @@ export interface Config {
   /** Send X-Sql-Statements on every response (per-request query count, for tests and benchmarks). */
   sqlStatementHeader: boolean;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Every line on stdout in one format (LOG_FORMAT): `json` (default in production) or `pretty`. */
+  logFormat: LogFormat;
   shutdownTimeoutMs: number;
   /** The longest a blob or device-log upload may take; unfinished uploads are swept after it. */
   uploadTimeoutSeconds: number;
@@ -222,6 +225,7 @@ export function loadConfig(env: Env = process.env): Config {
     sqlStatementHeader:
       text(env, 'SQL_STATEMENT_HEADER') === undefined ? !production : flag(env, 'SQL_STATEMENT_HEADER'),
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+    logFormat: oneOf(env, 'LOG_FORMAT', ['json', 'pretty'], production ? 'json' : 'pretty'),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     uploadTimeoutSeconds: integer(env, 'UPLOAD_TIMEOUT_SECONDS', 3600, 1, 24 * 3600),
     metricsToken: secret(env, 'METRICS_TOKEN'),

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { ConfigError, loadConfig, type Config } from './config';
-import { createLogger } from './infra/logger';
+import { createLogger, type Logger } from './infra/logger';
 import { secretsFile } from './infra/secrets';
 import { outboxFolder } from './infra/mail/mailer';
 import { DEV_CLIENT_ID } from './auth/oidc/clients';
@@ -32,12 +32,20 @@ export function startupBanner(config: Config, service: Pick<RunningService, 'url
   return lines;
 }
 
+/**
+ * The banner, through the logger: stdout then has one format (LOG_FORMAT) throughout, which a log
+ * collector can read. It is written whatever LOG_LEVEL is, as a generated secret is shown only once.
+ */
+export function announceStart(logger: Logger, ...banner: Parameters<typeof startupBanner>): void {
+  const announcer = logger.child({}, { level: 'info' });
+  for (const line of startupBanner(...banner)) announcer.info(line);
+}
+
 async function main(): Promise<void> {
   const config = loadConfig();
-  const logger = createLogger(config.logLevel, { buffered: true });
+  const logger = createLogger(config.logLevel, { buffered: true, format: config.logFormat });
   const service = await startService(config, logger);
-  logger.info({ url: service.url, database: service.database.source }, 'islet is listening');
-  process.stdout.write(`${startupBanner(config, service).join('\n')}\n`);
+  announceStart(logger, config, service);
 
   const stop = (signal: string) => {
     logger.info({ signal }, 'shutting down');

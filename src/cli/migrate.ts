@@ -7,7 +7,7 @@ import { resolvePostgres } from '../infra/database/postgres-server';
 /** `npm run migrate`: applies pending migrations to the configured (or default) database. */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, { format: config.logFormat });
   const server = await resolvePostgres({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,

@@ -17,7 +17,7 @@ async function main(): Promise<void> {
   const realms = process.argv.slice(2);
   const unknown = realms.filter((realm) => !(REALMS as readonly string[]).includes(realm));
   if (unknown.length) throw new ConfigError(`unknown realm ${unknown.join(', ')}; realms are ${REALMS.join(', ')}`);
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, { format: config.logFormat });
   const server = await resolvePostgres({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,

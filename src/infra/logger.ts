@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pino, { type Logger } from 'pino';
+import { prettyLine, type LogFormat } from './log-format';
 
 /** Carries the request id through every await so each log line of a request names it. */
 export interface RequestScope {
@@ -48,12 +49,17 @@ function withoutTokens(line: Record<string, unknown>): Record<string, unknown> {
 }
 
 /**
- * JSON lines on stdout. `buffered` (the service process) writes them in the background, off the
- * request path; call `logger.flush()` before exiting. `destination` takes the lines instead (tests).
+ * Lines on stdout, in one format: JSON, or `pretty` (LOG_FORMAT). `buffered` (the service process)
+ * writes them in the background, off the request path; call `logger.flush()` before exiting.
+ * `destination` takes the lines instead (tests).
  */
 export function createLogger(
   level: string,
-  { buffered = false, destination }: { buffered?: boolean; destination?: pino.DestinationStream } = {},
+  {
+    buffered = false,
+    destination,
+    format = 'json',
+  }: { buffered?: boolean; destination?: pino.DestinationStream; format?: LogFormat } = {},
 ): Logger {
   const options: pino.LoggerOptions = {
     level,
@@ -65,8 +71,15 @@ export function createLogger(
       return scope ? { requestId: scope.requestId } : {};
     },
   };
-  if (destination) return pino(options, destination);
-  return buffered ? pino(options, pino.destination({ dest: 1, sync: false })) : pino(options);
+  const sink = destination ?? pino.destination({ dest: 1, sync: !buffered });
+  if (format === 'json') return pino(options, sink);
+  // `flush` reaches stdout through it (logger.flush before exiting).
+  const flush = (sink as { flush?: (done?: (error?: Error) => void) => void }).flush?.bind(sink);
+  const pretty = {
+    write: (line: string) => sink.write(prettyLine(line)),
+    flush: (done?: (error?: Error) => void) => (flush ? flush(done) : done?.()),
+  };
+  return pino(options, pretty);
 }
 
 export type { Logger };

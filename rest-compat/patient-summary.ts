@@ -23,7 +23,7 @@ export function summaryFields(offsetVariable?: string): string {
   // Every period of a kind comes from one stored summary with one set of dates: asked once, of the first.
   return PERIOD_KEYS.map((key, index) => {
     const dates = index === 0 ? DATES : '';
-    return `${alias(key)}: glucoseSummary(period: ${SUMMARY_PERIOD.value(key, 'period')}) {
+    return `${alias(key)}: glucoseSummary(period: ${SUMMARY_PERIOD.value(key, 'period')}, units: MMOL_L) {
          cgm { ${dates} ${periods(CGM_FIELDS)} } bgm { ${dates} ${periods(BGM_FIELDS)} } }`;
   }).join(' ');
 }

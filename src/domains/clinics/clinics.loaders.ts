@@ -1,6 +1,7 @@
 import { Loader } from '../../kernel/loader';
 import type { Scope } from '../../kernel/scope';
 import { placeholders } from '../../kernel/sql';
+import { DEFAULT_GLUCOSE_UNITS, type GlucoseUnits } from '../glucose/summary/units';
 import { ClinicSchema, type ClinicRecord, type PatientTagValue } from './clinic.entity';
 
 /** Clinics by id, one SELECT for every clinic a request names. */
@@ -13,6 +14,13 @@ export function clinicLoader(scope: Scope): Loader<string, ClinicRecord | null> 
         const byId = new Map(rows.map((row) => [row.id, row]));
         return ids.map((id) => byId.get(id) ?? null);
       }),
+  );
+}
+
+/** The glucose unit a clinic reads data in (its preferredBgUnits): GraphQL's default inside the clinic. */
+export async function clinicUnits(scope: Scope, clinicId: string): Promise<GlucoseUnits> {
+  return (
+    ((await clinicLoader(scope).load(clinicId))?.preferredBgUnits as GlucoseUnits | undefined) ?? DEFAULT_GLUCOSE_UNITS
   );
 }
 

@@ -1,5 +1,6 @@
 import { Directive, Field, ID, InputType, ObjectType, registerEnumType } from 'type-graphql';
 import { connectionOf } from '../../graphql/connection';
+import { BgUnitsValue } from '../glucose/glucose-units.types';
 import type { ClinicRecord, PatientTagValue } from './clinic.entity';
 import type { BgUnits, ClinicSize, ClinicType } from './clinic-fields';
 
@@ -38,20 +39,6 @@ registerEnumType(ClinicSizeValue, {
     SIZE_250_499: { description: '250 to 499 patients.' },
     SIZE_500_999: { description: '500 to 999 patients.' },
     SIZE_1000_PLUS: { description: '1000 patients or more.' },
-  },
-});
-
-export enum BgUnitsValue {
-  MG_DL = 'MG_DL',
-  MMOL_L = 'MMOL_L',
-}
-
-registerEnumType(BgUnitsValue, {
-  name: 'BgUnits',
-  description: 'A blood glucose unit.',
-  valuesConfig: {
-    MG_DL: { description: 'Milligrams per decilitre (mg/dL).' },
-    MMOL_L: { description: 'Millimoles per litre (mmol/L).' },
   },
 });
 

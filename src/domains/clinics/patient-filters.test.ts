@@ -164,3 +164,73 @@ describe('summary SQL', () => {
     );
   });
 });
+
+describe('fraction bounds', () => {
+  it('refuses a fraction bound outside 0 to 1, saying why and naming the bound', () => {
+    const refused = refusal(() => checkSummaryFilter({ cgm: { statistics: { timeInTargetPercent: { gt: 4 } } } }));
+    expect(refused.message).toBe('filter.cgm.timeInTargetPercent.gt is a fraction from 0 to 1; 4% is 0.04');
+    expect(refused.field).toBe('filter.cgm.timeInTargetPercent.gt');
+    expect(refusal(() => checkSummaryFilter({ cgm: { statistics: { timeCGMUsePercent: { lt: -0.1 } } } })).field).toBe(
+      'filter.cgm.timeCGMUsePercent.lt',
+    );
+  });
+
+  it('takes changes of fractions from -1 to 1, and the ends of the range', () => {
+    const filter = checkSummaryFilter({
+      cgm: { statistics: { timeInTargetPercentDelta: { gte: -1, lt: -0.15 }, timeInVeryLowPercent: { lte: 1 } } },
+    });
+    expect(filter.cgm?.statistics).toEqual({
+      timeInTargetPercentDelta: { gte: -1, lt: -0.15 },
+      timeInVeryLowPercent: { lte: 1 },
+    });
+    expect(
+      refusal(() => checkSummaryFilter({ bgm: { statistics: { timeInLowPercentDelta: { gt: -20 } } } })).message,
+    ).toBe('filter.bgm.timeInLowPercentDelta.gt is a fraction from -1 to 1; -20% is -0.2');
+  });
+
+  it('reads Tidepool’s out-of-range REST bounds as in-range bounds that match the same patients', () => {
+    expect(parseComparison('p', 'timeInTargetPercent', '>4')).toEqual({ gt: 1 });
+    expect(parseComparison('p', 'timeInTargetPercent', '<=4')).toEqual({ lte: 1 });
+    expect(parseComparison('p', 'timeInTargetPercent', '<-2')).toEqual({ lt: 0 });
+    expect(parseComparison('p', 'timeInTargetPercentDelta', '>=-2')).toEqual({ gte: -1 });
+    expect(parseComparison('p', 'timeInTargetPercent', '>0.5')).toEqual({ gt: 0.5 });
+  });
+});
+
+describe('glucose bounds in units', () => {
+  it('converts mg/dL bounds to the stored mmol/L, unrounded; averageGlucoseMmol stays in mmol/L', () => {
+    const filter = checkSummaryFilter({
+      units: 'MG_DL',
+      cgm: {
+        statistics: { averageGlucose: { gt: 180 }, standardDeviation: { lt: 54 }, min: { gte: 70 } },
+      },
+      bgm: { statistics: { averageGlucoseMmol: { lt: 10 } } },
+    });
+    expect(filter.cgm?.statistics).toEqual({
+      averageGlucoseMmol: { gt: 180 / 18.01559 },
+      standardDeviation: { lt: 54 / 18.01559 },
+      min: { gte: 70 / 18.01559 },
+    });
+    expect(filter.bgm?.statistics).toEqual({ averageGlucoseMmol: { lt: 10 } });
+  });
+
+  it('keeps mmol/L bounds as given and refuses the mean in both names at once', () => {
+    const filter = checkSummaryFilter({ units: 'MMOL_L', cgm: { statistics: { averageGlucose: { gt: 10 } } } });
+    expect(filter.cgm?.statistics).toEqual({ averageGlucoseMmol: { gt: 10 } });
+    const both = { averageGlucoseMmol: { gt: 10 }, averageGlucose: { gt: 180 } };
+    expect(refusal(() => checkSummaryFilter({ units: 'MG_DL', cgm: { statistics: both } })).field).toBe(
+      'filter.cgm.averageGlucose',
+    );
+  });
+});
+
+describe('sort wording', () => {
+  it('names the summary a sort needs as the transport calls it', () => {
+    expect(refusal(() => checkSummarySort('timeInVeryLowPercent', null)).message).toBe(
+      'orderBy: sorting by timeInVeryLowPercent needs orderBy.summary (CGM or BGM), the summary to sort by',
+    );
+    expect(
+      refusal(() => checkSummarySort('timeInVeryLowPercent', null, 'sort', 'sortType (cgm or bgm)')).message,
+    ).toMatch(/needs sortType \(cgm or bgm\)/);
+  });
+});

@@ -1,7 +1,15 @@
 import { invalid } from '../../kernel/errors';
 import { parseDateTime } from '../../kernel/validation';
-import { FILTERABLE_STATS, isIntegerStat, STAT_COLUMNS, type ExportedStatName } from '../glucose/period-stats';
+import {
+  FILTERABLE_STATS,
+  isFractionStat,
+  isGlucoseStat,
+  isIntegerStat,
+  STAT_COLUMNS,
+  type ExportedStatName,
+} from '../glucose/period-stats';
 import { PERIODS, type PeriodKey } from '../glucose/summary/periods';
+import { toMmol, type GlucoseUnits } from '../glucose/summary/units';
 import { CLINIC_PERIOD_STATS_TABLE } from './clinic-patient-period-stats.entity';
 
 /**
@@ -34,6 +42,11 @@ export interface KindFilter {
 
 /** The summary part of a patient filter: one period of each kind, or the period before it. */
 export interface SummaryFilter {
+  /**
+   * The unit of glucose bounds (on averageGlucose, standardDeviation, min, max and their deltas;
+   * averageGlucoseMmol's are always in mmol/L); mmol/L when omitted. Checked filters hold mmol/L.
+   */
+  units?: GlucoseUnits | null;
   /** `1d`, `7d`, `14d` (the default) or `30d`. */
   period?: PeriodKey | null;
   /** The period just before (Tidepool's offsetPeriods). */
@@ -100,7 +113,32 @@ export function parseComparison(parameter: string, statistic: ExportedStatName, 
   const value = Number(match[2]);
   if (!Number.isFinite(value) || (integer && Math.abs(value) > INT_MAX))
     throw invalid(`${parameter} is out of range`, parameter);
-  return { [SYMBOLS[match[1]!]!]: value };
+  const operator = SYMBOLS[match[1]!]!;
+  return isFractionStat(statistic) ? fractionBound(statistic, operator, value) : { [operator]: value };
+}
+
+/**
+ * A bound on a fraction as one inside its range that matches the same patients: Tidepool's REST
+ * filters take any number (`>4` matches nobody, `<4` everybody with the statistic), while the
+ * checked filter refuses bounds outside the range.
+ */
+function fractionBound(statistic: ExportedStatName, operator: Operator, value: number): Comparison {
+  const [lowest, highest] = fractionRange(statistic);
+  const above = operator === 'gt' || operator === 'gte';
+  if (value > highest) return above ? { gt: highest } : { lte: highest };
+  if (value < lowest) return above ? { gte: lowest } : { lt: lowest };
+  return { [operator]: value };
+}
+
+/** The values a fraction statistic takes: 0 to 1, its change against the previous period -1 to 1. */
+const fractionRange = (statistic: string): [number, number] => [statistic.endsWith('Delta') ? -1 : 0, 1];
+
+/** A bound outside its fraction's range refused, saying why (and what a percentage given by mistake would be). */
+function checkFraction(statistic: string, path: string, value: number): void {
+  const [lowest, highest] = fractionRange(statistic);
+  if (value >= lowest && value <= highest) return;
+  const hint = Math.abs(value) <= 100 ? `; ${value}% is ${value / 100}` : '';
+  throw invalid(`${path} is a fraction from ${lowest} to ${highest}${hint}`, path);
 }
 
 /** Tidepool's summary parameters of the patient list, parsed: the filter and where a statistic sort reads. */
@@ -146,8 +184,18 @@ export function parseSummaryParameters(parameters: Readonly<Record<string, strin
   };
 }
 
-/** The summary filter checked (statistics of the kind, integers where counted, finite bounds), `field` naming it. */
+/** A filter's name for the mean glucose in its `units`: averageGlucoseMmol's bounds converted. */
+const IN_UNITS_NAMES: Readonly<Record<string, ExportedStatName>> = {
+  averageGlucose: 'averageGlucoseMmol',
+  averageGlucoseDelta: 'averageGlucoseMmolDelta',
+};
+
+/**
+ * The summary filter checked (statistics of the kind, integers where counted, fractions from 0
+ * to 1, finite bounds), `field` naming it; glucose bounds converted from its units to mmol/L.
+ */
 export function checkSummaryFilter(filter: SummaryFilter, field = 'filter'): SummaryFilter {
+  const units = filter.units ?? 'MMOL_L';
   const period = filter.period ?? DEFAULT_PERIOD;
   if (!(period in PERIODS)) throw invalid(`${field}.period must be one of ${Object.keys(PERIODS).join(', ')}`, field);
   const checked: SummaryFilter = { period, previous: filter.previous ?? false };
@@ -158,15 +206,20 @@ export function checkSummaryFilter(filter: SummaryFilter, field = 'filter'): Sum
     for (const [name, comparison] of Object.entries(given.statistics ?? {})) {
       if (!comparison) continue;
       const path = `${field}.${kind}.${name}`;
-      const statistic = summaryStatistic(kind, name);
+      const statistic = summaryStatistic(kind, IN_UNITS_NAMES[name] ?? name);
       if (!statistic) throw invalid(`${path} is not a ${kind} statistic clinics filter on`, path);
+      if (statistic in statistics)
+        throw invalid(`${path}: give ${name} or ${statistic}, not both (the same statistic)`, path);
+      // averageGlucoseMmol says its unit; the other glucose statistics are in the filter's.
+      const converted = isGlucoseStat(statistic) && !name.startsWith('averageGlucoseMmol');
       const bounds: Comparison = {};
       for (const operator of Object.keys(OPERATORS) as Operator[]) {
         const value = comparison[operator];
         if (value === null || value === undefined) continue;
         if (!Number.isFinite(value) || (isIntegerStat(statistic) && !Number.isInteger(value)))
           throw invalid(`${path}.${operator} must be ${isIntegerStat(statistic) ? 'an integer' : 'a number'}`, path);
-        bounds[operator] = value;
+        if (isFractionStat(statistic)) checkFraction(statistic, `${path}.${operator}`, value);
+        bounds[operator] = converted ? toMmol(value, units) : value;
       }
       if (Object.keys(bounds).length) statistics[statistic] = bounds;
     }
@@ -183,13 +236,17 @@ export function checkSummaryFilter(filter: SummaryFilter, field = 'filter'): Sum
 export const filtersSummaries = (filter: SummaryFilter | null | undefined): boolean =>
   Boolean(filter && (filter.cgm || filter.bgm));
 
-/** The sort source checked: a statistic sort needs a kind (Tidepool's sortType) that has it. */
+/**
+ * The sort source checked: a statistic sort needs a kind (Tidepool's sortType) that has it;
+ * `name` and `kindParameter` name the sort and the kind as the caller's transport does.
+ */
 export function checkSummarySort(
   field: string,
   source: SummarySortSource | null | undefined,
   name = 'orderBy',
+  kindParameter = 'orderBy.summary (CGM or BGM)',
 ): SummaryPeriodRef {
-  if (!source?.kind) throw invalid(`${name}: sorting by ${field} needs the summary type (cgm or bgm) to sort by`, name);
+  if (!source?.kind) throw invalid(`${name}: sorting by ${field} needs ${kindParameter}, the summary to sort by`, name);
   if (!isDateSort(field) && !summaryStatistic(source.kind, field))
     throw invalid(`${name}: ${field} is not a ${source.kind} statistic clinics sort on`, name);
   const period = source.period ?? DEFAULT_PERIOD;

@@ -35,6 +35,7 @@ import {
 import { checkSummaryFilter, checkSummarySort, isSummarySortField, type SummarySortSource } from './patient-filters';
 import type { PatientTagsService } from './patient-tags.service';
 import { forgetPatient, loadPatient } from './patients.loaders';
+import { clinicUnits } from './clinics.loaders';
 import { execute, isUniqueViolation } from './patient-sql';
 import { arrayLiteral } from '../../kernel/sql';
 import { newestReviewsFirst, revertNewest } from './reviews';
@@ -256,7 +257,9 @@ export class PatientsService {
       search: filter.search?.trim() || null,
       tags: filter.tags?.length ? assertFilterTags(filter.tags, 'filter.tags') : null,
       lastReviewed: filter.lastReviewed ?? null,
-      summary: filter.summary ? checkSummaryFilter(filter.summary) : null,
+      summary: filter.summary
+        ? checkSummaryFilter({ ...filter.summary, units: filter.summary.units ?? (await clinicUnits(scope, clinicId)) })
+        : null,
     };
     if ((checked.search?.length ?? 0) > MAX_SEARCH_LENGTH)
       throw invalid(`search must be at most ${MAX_SEARCH_LENGTH} characters`, 'filter.search');

@@ -7,7 +7,8 @@ import { PatientTag } from './clinics.types';
 import type { PatientInvite as PatientInviteRecord } from './patient-invites.service';
 import type { PatientFilter, PatientRow } from './patient-list';
 import { FILTERABLE_STATS, isIntegerStat, statColumn } from '../glucose/period-stats';
-import { GlucoseSummaryKindValue, SummaryPeriodValue } from '../glucose/glucose-summary.types';
+import { describeStatistic, GlucoseSummaryKindValue, SummaryPeriodValue } from '../glucose/glucose-summary.types';
+import { BgUnitsValue } from '../glucose/glucose-units.types';
 import type { KindFilter, SummaryKind } from './patient-filters';
 
 @ObjectType({ description: 'One review of a patient: a clinician looked at the patient’s data.' })
@@ -155,7 +156,7 @@ export type ClinicPatientOrderField = string;
 registerEnumType(ClinicPatientOrderField, {
   name: 'ClinicPatientOrderField',
   description:
-    'What a clinic’s patient list is sorted by; ties are broken by account id. Summary statistics are those of CgmPeriod and BgmPeriod (percentages as fractions, glucose in mmol/L).',
+    'What a clinic’s patient list is sorted by; ties are broken by account id. Summary statistics are those of CgmPeriod and BgmPeriod (percentages as fractions; the order of glucose statistics is the same in either unit).',
   valuesConfig: {
     USER_ID: { description: 'The account id (the default).' },
     FULL_NAME: { description: 'The full name, ignoring letter case.' },
@@ -262,10 +263,10 @@ const DATE_FIELDS = ['lastDataFrom', 'lastDataTo'];
 /** Declares a comparison field per statistic of `kind` on `target` (a loop: the list is long and uniform). */
 function comparisonFields(target: object, kind: SummaryKind): void {
   const label = kind === 'cgm' ? 'CgmPeriod' : 'BgmPeriod';
-  for (const name of FILTERABLE_STATS[kind])
+  for (const name of [...FILTERABLE_STATS[kind], 'averageGlucose', 'averageGlucoseDelta'])
     Field(() => (isIntegerStat(name) ? IntComparison : FloatComparison), {
       nullable: true,
-      description: `Bounds on the period’s \`${name}\` (as ${label}.${name} reports it: percentages as fractions from 0 to 1, glucose in mmol/L).`,
+      description: `${describeStatistic(name, false).replaceAll('`units`', 'the filter’s `units`')} Bounds on ${label}.${name}.`,
     })(target, name);
 }
 
@@ -337,6 +338,13 @@ export class ClinicPatientFilter {
   })
   period?: SummaryPeriodValue | null;
 
+  @Field(() => BgUnitsValue, {
+    nullable: true,
+    description:
+      'The unit of the glucose bounds in `cgm` and `bgm` (averageGlucose, standardDeviation, min, max and their deltas; averageGlucoseMmol’s are always mmol/L); the clinic’s preferredBgUnits when omitted.',
+  })
+  units?: BgUnitsValue | null;
+
   @Field(() => Boolean, {
     nullable: true,
     description:
@@ -353,10 +361,16 @@ export class ClinicPatientFilter {
   /** The filter as the patients service takes it. */
   static toDomain(filter: ClinicPatientFilter | null): PatientFilter {
     if (!filter) return {};
-    const { search, tags, lastReviewed, period, usePreviousPeriod, cgm, bgm } = filter;
+    const { search, tags, lastReviewed, period, usePreviousPeriod, units, cgm, bgm } = filter;
     const summary =
       cgm || bgm || period || usePreviousPeriod
-        ? { period: period ?? null, previous: usePreviousPeriod ?? null, cgm: kindFilter(cgm), bgm: kindFilter(bgm) }
+        ? {
+            period: period ?? null,
+            previous: usePreviousPeriod ?? null,
+            units: units ?? null,
+            cgm: kindFilter(cgm),
+            bgm: kindFilter(bgm),
+          }
         : null;
     return { search, tags, lastReviewed, summary };
   }

@@ -1,8 +1,10 @@
 import { Field, Float, Int, ObjectType, registerEnumType } from 'type-graphql';
 import type { PeriodSummary } from './glucose.service';
 import type { ExportedPeriod } from './summary/export';
-import { STAT_NAMES, type StatName } from './summary/periods';
-import { BGM_STAT_NAMES } from './period-stats';
+import { STAT_NAMES } from './summary/periods';
+import { BgUnitsValue } from './glucose-units.types';
+import { BGM_STAT_NAMES, isGlucoseStat } from './period-stats';
+import { fromMmol, type GlucoseUnits } from './summary/units';
 
 /** Summary periods: UPPER_SNAKE_CASE in GraphQL, Tidepool's keys inside. */
 export enum SummaryPeriodValue {
@@ -61,45 +63,76 @@ registerEnumType(GlycemiaRiskZoneValue, {
   },
 });
 
-const BANDS: Record<string, string> = {
-  VeryLow: 'below 54 mg/dL (3.0 mmol/L)',
-  Low: 'from 54 to 70 mg/dL (3.0 to 3.9 mmol/L)',
-  AnyLow: 'below 70 mg/dL (3.9 mmol/L)',
-  Target: 'in range, 70 to 180 mg/dL (3.9 to 10.0 mmol/L)',
-  High: 'from 180 to 250 mg/dL (10.0 to 13.9 mmol/L)',
-  VeryHigh: 'above 250 mg/dL (13.9 mmol/L)',
-  ExtremeHigh: 'at or above 350 mg/dL (19.4 mmol/L)',
-  AnyHigh: 'above 180 mg/dL (10.0 mmol/L)',
+/** The consensus name (Battelino 2019) and the glucose band of each time-in-ranges statistic. */
+const BANDS: Record<string, [string, string]> = {
+  VeryLow: ['Time below range (TBR) level 2', 'below 54 mg/dL (3.0 mmol/L)'],
+  Low: ['Time below range (TBR) level 1', 'from 54 to below 70 mg/dL (3.0 to 3.9 mmol/L)'],
+  AnyLow: ['Time below range (TBR)', 'below 70 mg/dL (3.9 mmol/L), levels 1 and 2'],
+  Target: ['Time in range (TIR)', 'from 70 to 180 mg/dL (3.9 to 10.0 mmol/L)'],
+  High: ['Time above range (TAR) level 1', 'above 180 to 250 mg/dL (10.0 to 13.9 mmol/L)'],
+  VeryHigh: ['Time above range (TAR) level 2', 'above 250 mg/dL (13.9 mmol/L)'],
+  ExtremeHigh: ['Time extremely high (part of TAR level 2)', 'at or above 350 mg/dL (19.4 mmol/L)'],
+  AnyHigh: ['Time above range (TAR)', 'above 180 mg/dL (10.0 mmol/L), levels 1 and 2'],
 };
 
-const OTHER: Record<string, string> = {
-  timeCGMUsePercent: 'Share of the period the CGM was worn (minutes of readings / minutes of the period)',
-  timeCGMUseMinutes: 'Minutes of CGM readings',
-  timeCGMUseRecords: 'CGM readings counted',
-  averageGlucoseMmol: 'Mean glucose in mmol/L (time-weighted for CGM)',
-  glucoseManagementIndicator: 'Glucose management indicator, % (estimated HbA1c)',
-  standardDeviation: 'Standard deviation of glucose in mmol/L',
-  coefficientOfVariation: 'Coefficient of variation (standard deviation / mean), a fraction',
-  averageDailyRecords: 'Readings per day of the period',
-  totalRecords: 'Readings counted',
-  hoursWithData: 'Hours with at least one reading',
-  daysWithData: 'Days (24-hour windows back from the newest reading) with readings',
-  min: 'Lowest reading in mmol/L',
-  max: 'Highest reading in mmol/L',
+const FRACTION = 'a fraction from 0 to 1 (0.58 = 58%)';
+
+/** The consensus name and definition of each other statistic. */
+const OTHER: Record<string, [string, string]> = {
+  timeCGMUsePercent: [
+    'Time CGM active',
+    `share of the period the CGM was worn (minutes with readings / minutes of the period), ${FRACTION}`,
+  ],
+  timeCGMUseMinutes: ['Time CGM active, in minutes', 'minutes with CGM readings'],
+  timeCGMUseRecords: ['Time CGM active, in readings', 'CGM readings counted'],
+  averageGlucose: ['Mean glucose', 'the average glucose, in `units` (time-weighted for CGM)'],
+  averageGlucoseMmol: [
+    'Mean glucose in mmol/L',
+    'the average glucose in mmol/L whatever `units` says (time-weighted for CGM); `averageGlucose` holds it in `units`',
+  ],
+  glucoseManagementIndicator: [
+    'Glucose management indicator (GMI)',
+    'the HbA1c estimated from mean glucose (Bergenstal 2018), in % (7.1 = 7.1%)',
+  ],
+  standardDeviation: ['Standard deviation (SD)', 'the spread of glucose around its mean, in `units`'],
+  coefficientOfVariation: [
+    'Coefficient of variation (CV)',
+    'standard deviation / mean glucose, a fraction (0.36 = 36%, the consensus target’s upper end)',
+  ],
+  averageDailyRecords: ['Readings per day', 'readings counted / days of the period'],
+  totalRecords: ['Readings', 'readings counted'],
+  hoursWithData: ['Hours with data', 'hours with at least one reading'],
+  daysWithData: ['Days with data', 'days (24-hour windows back from the newest reading) with readings'],
+  min: ['Minimum glucose', 'the lowest reading, in `units`'],
+  max: ['Maximum glucose', 'the highest reading, in `units`'],
 };
 
-/** What a statistic means, for the playground's docs; units as the filters read them. */
-function describe(name: string, withheld: boolean): string {
+const RANGE_KIND = {
+  Percent: ['', `share of time {band} (of readings, for fingersticks), ${FRACTION}`],
+  Minutes: [', in minutes', 'minutes {band}'],
+  Records: [', in readings', 'readings {band}'],
+} as const;
+
+/** The consensus name and definition of a statistic (no delta). */
+function nameAndDefinition(name: string): [string, string] {
+  const range = /^timeIn(\w+?)(Percent|Minutes|Records)$/.exec(name);
+  if (!range) return OTHER[name] ?? [name, name];
+  const [consensus, band] = BANDS[range[1]!]!;
+  const [suffix, definition] = RANGE_KIND[range[2] as keyof typeof RANGE_KIND];
+  return [consensus + suffix, definition.replace('{band}', band)];
+}
+
+/**
+ * What a statistic means, for the docs pane: its consensus name first (so "time in range", "TIR"
+ * or "GMI" finds it), then its definition and unit.
+ */
+export function describeStatistic(name: string, withheld: boolean): string {
   const delta = name.endsWith('Delta');
-  const base = delta ? name.slice(0, -'Delta'.length) : name;
-  const range = /^timeIn(\w+?)(Percent|Minutes|Records)$/.exec(base);
-  let text = range
-    ? { Percent: 'Share of time', Minutes: 'Minutes', Records: 'Readings' }[range[2] as 'Percent'] +
-      ` ${BANDS[range[1]!] ?? ''}` +
-      (range[2] === 'Percent' ? ', a fraction from 0 to 1' : '')
-    : (OTHER[base] ?? base);
-  if (delta) text = `Change against the previous period of the same length: ${text[0]!.toLowerCase()}${text.slice(1)}`;
-  return `${text}.${withheld ? ' Null when too little data makes it misleading (as Tidepool’s clinic summaries leave it out).' : ''}`;
+  const [consensus, definition] = nameAndDefinition(delta ? name.slice(0, -'Delta'.length) : name);
+  const text = delta
+    ? `${consensus}, change against the previous period of the same length (this one minus that one): ${definition.replace('from 0 to 1', 'from -1 to 1')}.`
+    : `${consensus}: ${definition}.`;
+  return `${text}${withheld ? ' Null when too little data makes it misleading (as Tidepool’s clinic summaries leave it out).' : ''}`;
 }
 
 const INTEGER =
@@ -108,13 +141,46 @@ const INTEGER =
 /** Declares each statistic a nullable field of `target` (decorators applied in a loop: the list is long and uniform). */
 function statisticFields(target: object, names: readonly string[]): void {
   for (const name of names)
-    Field(() => (INTEGER.test(name) ? Int : Float), { nullable: true, description: describe(name, true) })(
+    Field(() => (INTEGER.test(name) ? Int : Float), { nullable: true, description: describeStatistic(name, true) })(
       target,
       name,
     );
 }
 
-const withDeltas = (names: readonly StatName[]) => names.flatMap((name) => [name, `${name}Delta`]);
+const withDeltas = (names: readonly string[]) => names.flatMap((name) => [name, `${name}Delta`]);
+
+/** Tidepool's statistics of each kind of period, with their deltas. */
+export const CGM_FIELDS = withDeltas(STAT_NAMES);
+export const BGM_FIELDS = withDeltas(BGM_STAT_NAMES);
+/** Islet's own: the mean glucose in the units asked for. */
+const IN_UNITS_FIELDS = withDeltas(['averageGlucose']);
+
+/** The unit of a period's glucose statistics, stated beside them. */
+function unitsField(target: object): void {
+  Field(() => BgUnitsValue, {
+    description:
+      'The unit of this period’s glucose statistics: averageGlucose, standardDeviation, min, max and their deltas (not averageGlucoseMmol, always in mmol/L).',
+  })(target, 'units');
+}
+
+/**
+ * The exported period as the GraphQL object, its glucose statistics in `units`: an object whose
+ * prototype is the period, holding only the converted values. GraphQL reads only the fields
+ * asked for, and a statistic the clinic copy leaves out reads as null. A page of 50 patients has
+ * 200 periods, and copying each one's 150 values into an object of its own was a good part of
+ * the page's garbage.
+ */
+function inUnits<T>(period: ExportedPeriod, units: GlucoseUnits): T {
+  const values = period as Record<string, number | undefined>;
+  const converted: PropertyDescriptorMap = { units: { value: units } };
+  for (const name of Object.keys(values)) {
+    const value = values[name];
+    if (value === undefined || !isGlucoseStat(name)) continue;
+    const field = name.replace('averageGlucoseMmol', 'averageGlucose');
+    converted[field] = { value: fromMmol(value, units), enumerable: true };
+  }
+  return Object.create(period, converted) as T;
+}
 
 // The summary types are plain data (no field resolvers): `simpleResolvers` lets GraphQL read each
 // field as a property instead of through type-graphql's per-field middleware wrapper, and a page
@@ -123,7 +189,7 @@ const withDeltas = (names: readonly StatName[]) => names.flatMap((name) => [name
 @ObjectType({
   simpleResolvers: true,
   description:
-    'CGM statistics of one period (Tidepool’s summary): percentages are fractions from 0 to 1, glucose in mmol/L, with each statistic’s change against the previous period.',
+    'CGM statistics of one period (Tidepool’s summary): percentages are fractions from 0 to 1, glucose in the `units` it states, with each statistic’s change against the previous period.',
 })
 export class CgmPeriod {
   @Field(() => Float, {
@@ -138,34 +204,29 @@ export class CgmPeriod {
   })
   glycemiaRiskZone!: GlycemiaRiskZoneValue | null;
 
-  static from(period: ExportedPeriod): CgmPeriod {
-    return asPeriod<CgmPeriod>(period);
+  units!: GlucoseUnits;
+
+  static from(period: ExportedPeriod, units: GlucoseUnits): CgmPeriod {
+    return inUnits<CgmPeriod>(period, units);
   }
 }
-export const CGM_FIELDS = withDeltas(STAT_NAMES);
-statisticFields(CgmPeriod.prototype, CGM_FIELDS);
+unitsField(CgmPeriod.prototype);
+statisticFields(CgmPeriod.prototype, [...CGM_FIELDS, ...IN_UNITS_FIELDS]);
 
 @ObjectType({
   simpleResolvers: true,
   description:
-    'Fingerstick (BGM) statistics of one period (Tidepool’s summary), by count of readings: percentages are fractions from 0 to 1, glucose in mmol/L.',
+    'Fingerstick (BGM) statistics of one period (Tidepool’s summary), by count of readings: percentages are fractions from 0 to 1, glucose in the `units` it states.',
 })
 export class BgmPeriod {
-  static from(period: ExportedPeriod): BgmPeriod {
-    return asPeriod<BgmPeriod>(period);
+  units!: GlucoseUnits;
+
+  static from(period: ExportedPeriod, units: GlucoseUnits): BgmPeriod {
+    return inUnits<BgmPeriod>(period, units);
   }
 }
-export const BGM_FIELDS = withDeltas(BGM_STAT_NAMES);
-statisticFields(BgmPeriod.prototype, BGM_FIELDS);
-
-/**
- * The exported period itself as the GraphQL object: GraphQL reads only the fields asked for, and a
- * statistic the clinic copy leaves out reads as null. A page of 50 patients has 200 periods, and
- * copying each one's 150 values into an object of its own was a good part of the page's garbage.
- */
-function asPeriod<T>(period: ExportedPeriod): T {
-  return period as unknown as T;
-}
+unitsField(BgmPeriod.prototype);
+statisticFields(BgmPeriod.prototype, [...BGM_FIELDS, ...IN_UNITS_FIELDS]);
 
 @ObjectType({ simpleResolvers: true, description: 'When a summary’s data begins and ends, and when it was computed.' })
 export class SummaryDates {
@@ -235,8 +296,14 @@ export class GlucoseSummary {
   @Field(() => BgmSummary, { nullable: true, description: 'From fingerstick readings; null when there are none.' })
   bgm!: BgmSummary | null;
 
-  static from(summaries: readonly PeriodSummary[]): GlucoseSummary {
-    const side = <T>(kind: 'cgm' | 'bgm', make: () => T, period: (values: ExportedPeriod) => object) => {
+  /** The summaries, their glucose statistics in `units`. */
+  static from(summaries: readonly PeriodSummary[], units: GlucoseUnits): GlucoseSummary {
+    const side = <T>(
+      kind: 'cgm' | 'bgm',
+      make: () => T,
+      from: (values: ExportedPeriod, units: GlucoseUnits) => object,
+    ) => {
+      const period = (values: ExportedPeriod) => from(values, units);
       const summary = summaries.find((candidate) => candidate.kind === kind);
       if (!summary) return null;
       const dates = Object.assign(new SummaryDates(), summary.dates);

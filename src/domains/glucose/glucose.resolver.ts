@@ -24,6 +24,9 @@ import {
   RebuildGlucoseSummariesPayload,
 } from './glucose.types';
 import { GlucoseSummary, PERIOD_ARG, SummaryPeriodValue } from './glucose-summary.types';
+import { BgUnitsValue, UNITS_ARG } from './glucose-units.types';
+import { DEFAULT_GLUCOSE_UNITS } from './summary/units';
+import { clinicUnits } from '../clinics/clinics.loaders';
 
 @Resolver(() => Dataset)
 export class DatasetsResolver {
@@ -151,11 +154,12 @@ export class UserGlucoseResolver {
     @Arg('filter', () => GlucoseReadingFilter, { description: 'The time range, and optionally one kind of reading.' })
     filter: GlucoseReadingFilter,
     @Args() paging: PageArgs,
+    @Arg('units', () => BgUnitsValue, UNITS_ARG) units: BgUnitsValue | null,
     @Ctx() scope: Scope,
   ): Promise<GlucoseReadingConnection> {
     const types = filter.type ? [filter.type] : [GlucoseTypeValue.CBG, GlucoseTypeValue.SMBG];
     const list = await this.glucose.readingsOf(scope, user.userId, { types, from: filter.from, to: filter.to }, paging);
-    return GlucoseReadingConnection.of(list, GlucoseReading.from);
+    return GlucoseReadingConnection.of(list, (reading) => GlucoseReading.from(reading, units ?? DEFAULT_GLUCOSE_UNITS));
   }
 
   @FieldResolver(() => GlucoseSummary, {
@@ -167,10 +171,11 @@ export class UserGlucoseResolver {
     @Root() user: User,
     @Arg('period', () => SummaryPeriodValue, PERIOD_ARG)
     period: SummaryPeriodValue,
+    @Arg('units', () => BgUnitsValue, UNITS_ARG) units: BgUnitsValue | null,
     @Ctx() scope: Scope,
   ): Promise<GlucoseSummary | null> {
     const summaries = await this.glucose.summariesOf(scope, user.userId, period);
-    return summaries && GlucoseSummary.from(summaries);
+    return summaries && GlucoseSummary.from(summaries, units ?? DEFAULT_GLUCOSE_UNITS);
   }
 }
 
@@ -188,9 +193,10 @@ export class ClinicPatientGlucoseResolver {
     @Root() patient: ClinicPatient,
     @Arg('period', () => SummaryPeriodValue, PERIOD_ARG)
     period: SummaryPeriodValue,
+    @Arg('units', () => BgUnitsValue, UNITS_ARG) units: BgUnitsValue | null,
     @Ctx() scope: Scope,
   ): Promise<GlucoseSummary | null> {
     const summaries = await this.glucose.summariesOfClinicPatient(scope, patient, period);
-    return summaries && GlucoseSummary.from(summaries);
+    return summaries && GlucoseSummary.from(summaries, units ?? (await clinicUnits(scope, patient.clinicId)));
   }
 }

@@ -4,6 +4,8 @@ import { UploadScalar } from '../../graphql/upload';
 import type { Upload } from '../../kernel/upload';
 import type { DatasetRecord } from './dataset.entity';
 import type { StoredReading } from './glucose.loaders';
+import { BgUnitsValue } from './glucose-units.types';
+import { fromMmol, type GlucoseUnits } from './summary/units';
 
 /** Upload session kinds: UPPER_SNAKE_CASE in GraphQL, Tidepool's names inside. */
 export enum DatasetTypeValue {
@@ -161,7 +163,7 @@ export class Dataset {
 export const DatasetConnection = connectionOf(Dataset, 'Dataset', 'dataset');
 export type DatasetConnection = InstanceType<typeof DatasetConnection>;
 
-@ObjectType({ description: 'One glucose reading, its value in mmol/L as stored.' })
+@ObjectType({ description: 'One glucose reading, its value in the `units` it states.' })
 export class GlucoseReading {
   @Field(() => ID, { description: 'The reading id: 32 lowercase letters or digits.' })
   id!: string;
@@ -172,8 +174,11 @@ export class GlucoseReading {
   @Field(() => Date, { description: 'When the reading was taken.' })
   time!: Date;
 
-  @Field(() => Float, { description: 'The glucose value in mmol/L (multiply by 18.01559 for mg/dL).' })
+  @Field(() => Float, { description: 'The glucose value, in `units` (stored in mmol/L; mg/dL = mmol/L × 18.01559).' })
   value!: number;
+
+  @Field(() => BgUnitsValue, { description: 'The unit of `value`.' })
+  units!: GlucoseUnits;
 
   @Field(() => ID, { description: 'The dataset it was uploaded in.' })
   datasetId!: string;
@@ -181,8 +186,13 @@ export class GlucoseReading {
   @Field(() => String, { nullable: true, description: 'The device that took it, when known.' })
   deviceId!: string | null;
 
-  static from(reading: StoredReading): GlucoseReading {
-    return Object.assign(new GlucoseReading(), { ...reading, type: reading.type as GlucoseTypeValue });
+  static from(reading: StoredReading, units: GlucoseUnits): GlucoseReading {
+    return Object.assign(new GlucoseReading(), {
+      ...reading,
+      type: reading.type as GlucoseTypeValue,
+      value: fromMmol(reading.value, units),
+      units,
+    });
   }
 }
 

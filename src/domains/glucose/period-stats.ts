@@ -37,6 +37,14 @@ const INTEGER =
   /^(timeIn\w+(Minutes|Records)|timeCGMUse(Minutes|Records)|totalRecords|hoursWithData|daysWithData)(Delta)?$/;
 export const isIntegerStat = (name: string): boolean => INTEGER.test(name);
 
+/** Statistics holding glucose (a mean, a spread, a reading, or the change of one), stored in mmol/L. */
+const GLUCOSE = /^(averageGlucoseMmol|standardDeviation|min|max)(Delta)?$/;
+export const isGlucoseStat = (name: string): boolean => GLUCOSE.test(name);
+
+/** Statistics that are shares of a whole: fractions from 0 to 1, their deltas from -1 to 1. */
+const FRACTION = /^(timeIn\w+Percent|timeCGMUsePercent)(Delta)?$/;
+export const isFractionStat = (name: string): boolean => FRACTION.test(name);
+
 const withDeltas = (names: readonly StatName[]) => names.flatMap((name) => [name, `${name}Delta` as const]);
 
 /**

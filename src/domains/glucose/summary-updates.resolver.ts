@@ -4,6 +4,8 @@ import type { Scope } from '../../kernel/scope';
 import { ClinicPatient } from '../clinics/patients.types';
 import type { PatientsService } from '../clinics/patients.service';
 import { GlucoseSummary, PERIOD_ARG, SummaryPeriodValue } from './glucose-summary.types';
+import { BgUnitsValue, UNITS_ARG } from './glucose-units.types';
+import { DEFAULT_GLUCOSE_UNITS } from './summary/units';
 import type { GlucoseService } from './glucose.service';
 import type { ClinicSummaryChange, SummaryChange } from './summary-feed';
 import { ClinicPatientSummaryUpdate, GlucoseSummaryUpdate } from './summary-updates.types';
@@ -56,10 +58,11 @@ export class GlucoseSummaryUpdateFields {
   async glucoseSummary(
     @Root() update: GlucoseSummaryUpdate,
     @Arg('period', () => SummaryPeriodValue, PERIOD_ARG) period: SummaryPeriodValue,
+    @Arg('units', () => BgUnitsValue, UNITS_ARG) units: BgUnitsValue | null,
     @Ctx() scope: Scope,
   ): Promise<GlucoseSummary | null> {
     const summaries = await this.glucose.summariesOf(scope, update.userId, period);
-    return summaries && GlucoseSummary.from(summaries);
+    return summaries && GlucoseSummary.from(summaries, units ?? DEFAULT_GLUCOSE_UNITS);
   }
 }
 

@@ -1,6 +1,7 @@
 import { Arg, Ctx, FieldResolver, ID, Mutation, Resolver, Root } from 'type-graphql';
 import type { Scope } from '../../../kernel/scope';
 import { SummaryPeriodValue } from '../../glucose/glucose-summary.types';
+import { BgUnitsValue, UNITS_ARG } from '../../glucose/glucose-units.types';
 import { Clinic } from '../clinics.types';
 import { ClinicPatient } from '../patients.types';
 import type { PatientDataSource as PatientDataSourceRecord } from './data-sources';
@@ -49,6 +50,7 @@ export class ClinicTideResolver {
       description: 'True leaves out the patients without recent data (`noData` is then null).',
     })
     excludeNoData: boolean | null,
+    @Arg('units', () => BgUnitsValue, UNITS_ARG) units: BgUnitsValue | null,
     @Ctx() scope: Scope,
   ): Promise<TideReport> {
     const report = await this.tide.report(scope, clinic.id, {
@@ -59,7 +61,7 @@ export class ClinicTideResolver {
       categories,
       excludeNoData,
     });
-    return TideReport.from(report);
+    return TideReport.from(report, units ?? clinic.preferredBgUnits);
   }
 
   @Mutation(() => UpdatePatientDataSourcesPayload, {

@@ -1,5 +1,7 @@
 import { Field, Float, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
-import { SummaryPeriodValue } from '../../glucose/glucose-summary.types';
+import { describeStatistic, SummaryPeriodValue } from '../../glucose/glucose-summary.types';
+import { BgUnitsValue } from '../../glucose/glucose-units.types';
+import { fromMmol, type GlucoseUnits } from '../../glucose/summary/units';
 import { ClinicPatient } from '../patients.types';
 import { TIDE_CONFIG_FILTERS, TIDE_SCHEMA_VERSION, TIDE_THRESHOLDS, type TideCategoryKey } from './categories';
 import type { PatientDataSource as PatientDataSourceRecord } from './data-sources';
@@ -117,8 +119,29 @@ export class PatientDataSource {
   }
 }
 
-@ObjectType({ description: 'Glucose thresholds the categories stand on, in mmol/L.' })
+@ObjectType({
+  description:
+    'Glucose thresholds the categories stand on: in the `units` stated, and (fields ending in Mmol) in mmol/L.',
+})
 export class TideThresholds {
+  @Field(() => BgUnitsValue, { description: 'The unit of the thresholds whose names do not end in Mmol.' })
+  units!: GlucoseUnits;
+
+  @Field(() => Float, { description: 'Very low: below 54 mg/dL (3.0 mmol/L), exclusive; in `units`.' })
+  veryLowGlucose!: number;
+
+  @Field(() => Float, { description: 'Low: below 70 mg/dL (3.9 mmol/L), exclusive; in `units`.' })
+  lowGlucose!: number;
+
+  @Field(() => Float, { description: 'High: above 180 mg/dL (10.0 mmol/L), exclusive; in `units`.' })
+  highGlucose!: number;
+
+  @Field(() => Float, { description: 'Very high: above 250 mg/dL (13.9 mmol/L), exclusive; in `units`.' })
+  veryHighGlucose!: number;
+
+  @Field(() => Float, { description: 'Extreme high: 350 mg/dL (19.4 mmol/L) or above, inclusive; in `units`.' })
+  extremeHighGlucose!: number;
+
   @Field(() => Float, { description: 'Very low: below 3.0 mmol/L (54 mg/dL), exclusive.' })
   veryLowGlucoseMmol!: number;
 
@@ -166,7 +189,7 @@ export class TideConfig {
   @Field(() => [TideCategoryValue], { description: 'The categories asked, in priority order.' })
   categories!: TideCategoryValue[];
 
-  @Field(() => TideThresholds, { description: 'The glucose thresholds, in mmol/L.' })
+  @Field(() => TideThresholds, { description: 'The glucose thresholds, in the units asked and in mmol/L.' })
   thresholds!: TideThresholds;
 
   @Field(() => [TideFilter], { description: 'The filters Tidepool’s report shows (always the same five).' })
@@ -187,51 +210,57 @@ export class TideEntry {
   @Field(() => Date, { nullable: true, description: 'Time of the newest CGM reading; null when the patient has none.' })
   lastData!: Date | null;
 
-  @Field(() => Float, { nullable: true, description: 'Mean glucose in mmol/L (time-weighted).' })
+  @Field(() => BgUnitsValue, { description: 'The unit of averageGlucose.' })
+  units!: GlucoseUnits;
+
+  @Field(() => Float, { nullable: true, description: describeStatistic('averageGlucose', true) })
+  averageGlucose!: number | null;
+
+  @Field(() => Float, { nullable: true, description: describeStatistic('averageGlucoseMmol', true) })
   averageGlucoseMmol!: number | null;
 
-  @Field(() => Float, { nullable: true, description: 'Glucose management indicator (estimated A1C), in %.' })
+  @Field(() => Float, { nullable: true, description: describeStatistic('glucoseManagementIndicator', true) })
   glucoseManagementIndicator!: number | null;
 
-  @Field(() => Int, { nullable: true, description: 'Minutes of the period with CGM readings.' })
+  @Field(() => Int, { nullable: true, description: describeStatistic('timeCGMUseMinutes', true) })
   timeCGMUseMinutes!: number | null;
 
-  @Field(() => Float, { nullable: true, description: 'Share of the period with CGM readings.' })
+  @Field(() => Float, { nullable: true, description: describeStatistic('timeCGMUsePercent', true) })
   timeCGMUsePercent!: number | null;
 
-  @Field(() => Float, { nullable: true, description: 'Share of time below 54 mg/dL (3.0 mmol/L).' })
+  @Field(() => Float, { nullable: true, description: describeStatistic('timeInVeryLowPercent', true) })
   timeInVeryLowPercent!: number | null;
 
-  @Field(() => Float, { nullable: true, description: 'Share of time from 54 to below 70 mg/dL (3.0-3.9 mmol/L).' })
+  @Field(() => Float, { nullable: true, description: describeStatistic('timeInLowPercent', true) })
   timeInLowPercent!: number | null;
 
-  @Field(() => Float, { nullable: true, description: 'Share of time below 70 mg/dL (3.9 mmol/L).' })
+  @Field(() => Float, { nullable: true, description: describeStatistic('timeInAnyLowPercent', true) })
   timeInAnyLowPercent!: number | null;
 
-  @Field(() => Float, { nullable: true, description: 'Share of time in target, 70-180 mg/dL (3.9-10.0 mmol/L).' })
+  @Field(() => Float, { nullable: true, description: describeStatistic('timeInTargetPercent', true) })
   timeInTargetPercent!: number | null;
 
-  @Field(() => Float, {
-    nullable: true,
-    description: 'Change of the share of time in target against the previous period (negative: a drop).',
-  })
+  @Field(() => Float, { nullable: true, description: describeStatistic('timeInTargetPercentDelta', true) })
   timeInTargetPercentDelta!: number | null;
 
-  @Field(() => Float, { nullable: true, description: 'Share of time above 180 up to 250 mg/dL (10.0-13.9 mmol/L).' })
+  @Field(() => Float, { nullable: true, description: describeStatistic('timeInHighPercent', true) })
   timeInHighPercent!: number | null;
 
-  @Field(() => Float, { nullable: true, description: 'Share of time above 250 mg/dL (13.9 mmol/L).' })
+  @Field(() => Float, { nullable: true, description: describeStatistic('timeInVeryHighPercent', true) })
   timeInVeryHighPercent!: number | null;
 
-  @Field(() => Float, { nullable: true, description: 'Share of time at or above 350 mg/dL (19.4 mmol/L).' })
+  @Field(() => Float, { nullable: true, description: describeStatistic('timeInExtremeHighPercent', true) })
   timeInExtremeHighPercent!: number | null;
 
-  @Field(() => Float, { nullable: true, description: 'Share of time above 180 mg/dL (10.0 mmol/L).' })
+  @Field(() => Float, { nullable: true, description: describeStatistic('timeInAnyHighPercent', true) })
   timeInAnyHighPercent!: number | null;
 
-  static from(row: TideRow): TideEntry {
+  static from(row: TideRow, units: GlucoseUnits): TideEntry {
+    const mean = row.stats.averageGlucoseMmol;
     return Object.assign(new TideEntry(), {
       ...row.stats,
+      units,
+      averageGlucose: mean === null ? null : fromMmol(mean, units),
       timeCGMUseMinutes: row.stats.timeCGMUseMinutes === null ? null : Math.round(row.stats.timeCGMUseMinutes),
       patient: ClinicPatient.from(row.patient),
       dataSources: row.dataSources,
@@ -270,8 +299,10 @@ export class TideReport {
   })
   noData!: TideEntry[] | null;
 
-  static from(report: TideReportData): TideReport {
+  /** The report, its glucose values also in `units`. */
+  static from(report: TideReportData, units: GlucoseUnits): TideReport {
     const { parameters } = report;
+    const entry = (row: TideRow) => TideEntry.from(row, units);
     return Object.assign(new TideReport(), {
       config: Object.assign(new TideConfig(), {
         schemaVersion: TIDE_SCHEMA_VERSION,
@@ -286,6 +317,12 @@ export class TideReport {
           highGlucoseMmol: TIDE_THRESHOLDS.highGlucoseThreshold,
           veryHighGlucoseMmol: TIDE_THRESHOLDS.veryHighGlucoseThreshold,
           extremeHighGlucoseMmol: TIDE_THRESHOLDS.extremeHighGlucoseThreshold,
+          units,
+          veryLowGlucose: fromMmol(TIDE_THRESHOLDS.veryLowGlucoseThreshold, units),
+          lowGlucose: fromMmol(TIDE_THRESHOLDS.lowGlucoseThreshold, units),
+          highGlucose: fromMmol(TIDE_THRESHOLDS.highGlucoseThreshold, units),
+          veryHighGlucose: fromMmol(TIDE_THRESHOLDS.veryHighGlucoseThreshold, units),
+          extremeHighGlucose: fromMmol(TIDE_THRESHOLDS.extremeHighGlucoseThreshold, units),
         }),
         filters: Object.entries(TIDE_CONFIG_FILTERS).map(([name, expression]) =>
           Object.assign(new TideFilter(), { name, expression }),
@@ -294,10 +331,10 @@ export class TideReport {
       categories: report.categories.map(({ category, rows }) =>
         Object.assign(new TideCategoryResult(), {
           category: category as TideCategoryValue,
-          entries: rows.map(TideEntry.from),
+          entries: rows.map(entry),
         }),
       ),
-      noData: report.noData && report.noData.map(TideEntry.from),
+      noData: report.noData && report.noData.map(entry),
     });
   }
 }

@@ -15,6 +15,8 @@ export const WORKERS = {
 } as const;
 
 const STAMP = '.build-stamp';
+/** Served as they are, beside the bundle: the page's icon. */
+const STATIC_FILES = ['favicon.svg'];
 
 const common: BuildOptions = {
   bundle: true,
@@ -31,7 +33,7 @@ function fingerprint(): string {
   const hash = crypto.createHash('sha256').update(esbuildVersion);
   const files = fs
     .readdirSync(PLAYGROUND_SOURCES, { recursive: true, encoding: 'utf8' })
-    .filter((file) => /\.(ts|tsx|css|json)$/.test(file))
+    .filter((file) => /\.(ts|tsx|css|json|svg)$/.test(file))
     .sort();
   for (const file of files) hash.update(file).update(fs.readFileSync(path.join(PLAYGROUND_SOURCES, file)));
   hash.update(fs.readFileSync(path.join(PROJECT_ROOT, 'package-lock.json')));
@@ -62,6 +64,7 @@ export async function buildPlayground(outdir = PLAYGROUND_BUNDLE, stamp?: string
       format: 'iife',
     }),
   ]);
+  for (const file of STATIC_FILES) fs.copyFileSync(path.join(PLAYGROUND_SOURCES, file), path.join(staging, file));
   if (stamp !== undefined) fs.writeFileSync(path.join(staging, STAMP), stamp);
   fs.rmSync(outdir, { recursive: true, force: true });
   try {
@@ -82,9 +85,10 @@ function readStamp(outdir: string): string | undefined {
  * Builds the bundle unless the one in place was built from the same sources; answers whether it
  * built. `npm run build` and the tests' global setup call it, so a fresh clone gets the bundle.
  */
-export async function ensurePlayground(outdir = PLAYGROUND_BUNDLE): Promise<boolean> {
+export async function ensurePlayground(outdir = PLAYGROUND_BUNDLE, beforeBuilding?: () => void): Promise<boolean> {
   const current = fingerprint();
   if (readStamp(outdir) === current) return false;
+  beforeBuilding?.();
   await buildPlayground(outdir, current);
   return true;
 }

@@ -14,6 +14,7 @@ let app: TestApp;
 let admin: TestAccount;
 let patient: TestAccount;
 let clinicId: string;
+let tagId: string;
 
 const MGDL_PER_MMOL = 18.01559;
 const DAY = 86_400_000;
@@ -33,6 +34,11 @@ beforeAll(async () => {
     patient.token,
     READINGS.map((mgdl, index) => cbg(END - DAY + index * 300_000, mgdl)),
   );
+  const tag = await call(app.url, `/v1/clinics/${clinicId}/patient_tags`, {
+    token: admin.token,
+    json: { name: 'Units' },
+  });
+  tagId = tag.body.id;
   const sent = await call(app.url, `/confirm/send/invite/${patient.userid}/clinic`, {
     token: patient.token,
     json: { shareCode: clinic.shareCode, permissions: { view: {} } },
@@ -40,7 +46,7 @@ beforeAll(async () => {
   const accepted = await call(app.url, `/v1/clinics/${clinicId}/invites/patients/${sent.body.key}`, {
     method: 'PUT',
     token: admin.token,
-    json: { fullName: 'Patient', birthDate: '1990-01-01' },
+    json: { fullName: 'Patient', birthDate: '1990-01-01', tags: [tagId] },
   });
   expect(accepted.status).toBe(200);
   await eventually(
@@ -138,6 +144,39 @@ describe('units of glucose values', () => {
     expect(preferred.cgm.period.units).toBe('MG_DL');
     expect(mmol.cgm.period.units).toBe('MMOL_L');
     expect(preferred.cgm.period.min).toBe(mmol.cgm.period.min * MGDL_PER_MMOL);
+  });
+});
+
+describe('units of the TIDE report', () => {
+  it('answers thresholds and means in the clinic’s unit, or the one asked, beside the mmol/L fields', async () => {
+    const query = `query ($id: ID!, $tags: [ID!]!, $cutoff: DateTime!, $units: BgUnits) { clinic(id: $id) {
+      tideReport(period: ONE_DAY, tagIds: $tags, lastDataCutoff: $cutoff, units: $units) {
+        config { thresholds { units highGlucose highGlucoseMmol veryLowGlucose } }
+        categories { entries { units averageGlucose averageGlucoseMmol } } } } }`;
+    const ask = (units: string | null) =>
+      graphql(
+        app.url,
+        query,
+        { id: clinicId, tags: [tagId], cutoff: new Date(END - 3 * DAY).toISOString(), units },
+        admin.token,
+      );
+    const [preferred, mmol] = await Promise.all([ask(null), ask('MMOL_L')]);
+    expect(preferred.body.errors).toBeUndefined();
+    const thresholds = (reply: Reply) => reply.body.data.clinic.tideReport.config.thresholds;
+    expect(thresholds(preferred)).toEqual({
+      units: 'MG_DL',
+      highGlucose: 10 * MGDL_PER_MMOL,
+      highGlucoseMmol: 10,
+      veryLowGlucose: 3 * MGDL_PER_MMOL,
+    });
+    expect(thresholds(mmol)).toMatchObject({ units: 'MMOL_L', highGlucose: 10, veryLowGlucose: 3 });
+    const entry = (reply: Reply) =>
+      (reply.body.data.clinic.tideReport.categories as { entries: Record<string, unknown>[] }[]).flatMap(
+        (category) => category.entries,
+      )[0]!;
+    expect(entry(preferred).units).toBe('MG_DL');
+    expect(entry(preferred).averageGlucose).toBe((entry(mmol).averageGlucose as number) * MGDL_PER_MMOL);
+    expect(entry(mmol)).toMatchObject({ units: 'MMOL_L', averageGlucose: entry(mmol).averageGlucoseMmol });
   });
 });
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { AppError } from '../../../kernel/errors';
 import { DEFAULT_CATEGORIES } from './categories';
 import { parseDataSources } from './data-sources';
-import { parseTideRequest, type TideRequest } from './parameters';
+import { parseTags, parseTideRequest, type TideRequest } from './parameters';
 
 const TAG = 'a'.repeat(24);
 const valid: TideRequest = { period: '7d', tags: [TAG], lastDataCutoff: '2026-11-20T00:00:00Z' };
@@ -18,6 +18,13 @@ function refusal(request: Partial<TideRequest>): { code: string; field: unknown 
 }
 
 describe('TIDE parameters', () => {
+  it('asks for tags in the words of GraphQL, which calls the service, not of a query string', () => {
+    expect(() => parseTideRequest({ ...valid, tags: [], tagsField: 'tagIds' })).toThrow(
+      'tagIds is required: a list of patient tag ids',
+    );
+    expect(() => parseTags([])).toThrow('tags is required: a comma-separated list of patient tag ids');
+  });
+
   it('reads a valid request, defaults included', () => {
     expect(parseTideRequest(valid)).toEqual({
       period: '7d',

@@ -39,10 +39,15 @@ export function parsePeriod(value: string | null | undefined): TidePeriod {
 
 /**
  * The tags of a request: ids that are not 24 lowercase hexadecimal characters are dropped, as
- * Tidepool's clinic service drops ids it cannot parse, but one usable id at least is required.
+ * Tidepool's clinic service drops ids it cannot parse, but one usable id at least is required;
+ * `field` and `list` name the parameter and its form as the caller's transport does.
  */
-export function parseTags(values: readonly string[] | null | undefined, field = 'tags'): string[] {
-  if (!values?.length) throw invalid(`${field} is required: a comma-separated list of patient tag ids`, field);
+export function parseTags(
+  values: readonly string[] | null | undefined,
+  field = 'tags',
+  list = 'a comma-separated list',
+): string[] {
+  if (!values?.length) throw invalid(`${field} is required: ${list} of patient tag ids`, field);
   const tags = [...new Set(values.filter((value) => OBJECT_ID.test(value)))];
   if (!tags.length)
     throw invalid(`${field} must hold at least one patient tag id: 24 lowercase hexadecimal characters`, field);
@@ -73,7 +78,8 @@ export function parseCategories(values: readonly string[] | null | undefined): T
 export function parseTideRequest(request: TideRequest): TideParameters {
   return {
     period: parsePeriod(request.period),
-    tags: parseTags(request.tags, request.tagsField),
+    // The service's callers speak GraphQL (REST reads its tags with parseTags first): a list, not a query string.
+    tags: parseTags(request.tags, request.tagsField, 'a list'),
     lastDataCutoff: parseCutoff(request.lastDataCutoff),
     categories: parseCategories(request.categories),
     excludeNoData: request.excludeNoData ?? false,

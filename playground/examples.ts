@@ -28,8 +28,10 @@ const startOfDay = (time: number) => Math.floor(time / DAY_MS) * DAY_MS;
 export const EXAMPLES: readonly Example[] = [
   {
     title: 'Patients, worst TIR first',
-    query: `# Your clinic's patients, lowest time in range (TIR) first, with their
-# 14-day CGM statistics. TIR and TBR are fractions (0.58 = 58%), GMI a %.
+    query: `# Your clinic's patients, lowest time in
+# range (TIR) first, with 14-day CGM
+# statistics. TIR and TBR are fractions
+# (0.58 = 58%), GMI a %.
 query PatientsWorstFirst {
   myClinics(first: 1) {
     nodes {
@@ -65,8 +67,10 @@ query PatientsWorstFirst {
   },
   {
     title: 'TIDE report',
-    query: `# The TIDE report: patients with CGM data in the last week, sorted into
-# categories (very low first) by their 14-day statistics.
+    query: `# The TIDE report: patients with CGM data
+# since $since carrying the tags, sorted
+# into categories (very low first) by
+# their 14-day statistics.
 query TideReport($clinicId: ID!, $tagIds: [ID!]!, $since: DateTime!) {
   clinic(id: $clinicId) {
     name
@@ -93,8 +97,9 @@ query TideReport($clinicId: ID!, $tagIds: [ID!]!, $since: DateTime!) {
   },
   {
     title: 'Readings of a day',
-    query: `# One patient's CGM readings of yesterday (UTC), oldest first, a page at a
-# time: pass pageInfo.endCursor as $after for the next page.
+    query: `# One patient's CGM readings of yesterday
+# (UTC), oldest first, 100 at a time: pass
+# pageInfo.endCursor as $after for more.
 query ReadingsOfADay($from: DateTime!, $to: DateTime!, $after: String) {
   myClinics(first: 1) {
     nodes {
@@ -120,8 +125,10 @@ query ReadingsOfADay($from: DateTime!, $to: DateTime!, $after: String) {
   },
   {
     title: 'Live summaries',
-    query: `# Follows your clinic's patients live: each upload that changes a patient's
-# glucose summary arrives here within a second. Stop with the ■ button.
+    query: `# Follows your clinic's patients live:
+# each upload that changes a patient's
+# glucose summary arrives here within a
+# second. Stop with the ■ button.
 subscription PatientSummaries($clinicId: ID!) {
   clinicPatientSummaryUpdated(clinicId: $clinicId) {
     kind

@@ -18,6 +18,8 @@ interface Tokens {
   refreshAt: number;
   /** Who signed in, from the ID token. */
   subject: string;
+  /** The account's email, from the ID token; undefined for an account without one. */
+  email: string | undefined;
   /** For signing out of the realm (RP-initiated logout). */
   idToken: string | undefined;
 }
@@ -31,6 +33,7 @@ interface PendingLogin {
 export interface SessionState {
   realm: string;
   subject: string | undefined;
+  email: string | undefined;
   error: string | undefined;
 }
 
@@ -58,7 +61,7 @@ export class PlaygroundSession {
   }
 
   state(): SessionState {
-    return { realm: this.realm, subject: this.tokens?.subject, error: this.error };
+    return { realm: this.realm, subject: this.tokens?.subject, email: this.tokens?.email, error: this.error };
   }
 
   subscribe(listener: () => void): () => void {
@@ -101,6 +104,15 @@ export class PlaygroundSession {
 
   /** Leaves for the realm's login page; the page comes back to `redirectUri` with a code. */
   async signIn(): Promise<void> {
+    try {
+      await this.leaveForLogin();
+    } catch (error) {
+      this.fail('Sign-in failed', error);
+      throw error;
+    }
+  }
+
+  private async leaveForLogin(): Promise<void> {
     const as = await this.server(this.realm);
     const pending: PendingLogin = {
       realm: this.realm,
@@ -143,18 +155,18 @@ export class PlaygroundSession {
       );
       const result = await oauth.processAuthorizationCodeResponse(as, this.client, response, { requireIdToken: true });
       this.realm = pending.realm;
-      this.keep(
-        this.fromResponse(pending.realm, result, oauth.getValidatedIdTokenClaims(result)!.sub, result.id_token),
-      );
+      const claims = oauth.getValidatedIdTokenClaims(result)!;
+      const email = typeof claims.email === 'string' ? claims.email : undefined;
+      this.keep(this.fromResponse(pending.realm, result, { subject: claims.sub, email }, result.id_token));
     } catch (error) {
-      this.fail(error);
+      this.fail('Sign-in failed', error);
     }
   }
 
   private fromResponse(
     realm: string,
     result: oauth.TokenEndpointResponse,
-    subject: string,
+    who: Pick<Tokens, 'subject' | 'email'>,
     idToken: string | undefined,
   ): Tokens {
     const lifetime = (result.expires_in ?? 60) * 1000;
@@ -163,7 +175,7 @@ export class PlaygroundSession {
       accessToken: result.access_token,
       refreshToken: result.refresh_token,
       refreshAt: Date.now() + lifetime - Math.min(REFRESH_MARGIN_MS, lifetime / 5),
-      subject,
+      ...who,
       idToken,
     };
   }
@@ -180,8 +192,9 @@ export class PlaygroundSession {
     this.changed();
   }
 
-  private fail(error: unknown): void {
-    this.error = error instanceof Error ? error.message : String(error);
+  /** Says what failed on the page (not only in the console). */
+  private fail(what: string, error: unknown): void {
+    this.error = `${what}: ${error instanceof Error ? error.message : String(error)}`;
     this.changed();
   }
 
@@ -233,11 +246,18 @@ export class PlaygroundSession {
       );
       const result = await oauth.processRefreshTokenResponse(as, this.client, response);
       if (this.tokens === tokens)
-        this.keep(this.fromResponse(tokens.realm, result, tokens.subject, result.id_token ?? tokens.idToken));
+        this.keep(
+          this.fromResponse(
+            tokens.realm,
+            result,
+            { subject: tokens.subject, email: tokens.email },
+            result.id_token ?? tokens.idToken,
+          ),
+        );
     } catch (error) {
       // The session ended (signed out elsewhere, idle or too old): sign in again.
       this.signOut();
-      this.fail(error);
+      this.fail('Signed out', error);
     }
   }
 

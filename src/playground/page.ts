@@ -69,6 +69,7 @@ function page({ baseUrl, defaultRealm }: PlaygroundOptions, styleNonce: string):
     <meta name="viewport" content="width=device-width, initial-scale=1" />
     <meta name="robots" content="noindex" />
     <title>Islet GraphQL playground</title>
+    <link rel="icon" type="image/svg+xml" href="${PLAYGROUND_ASSETS}favicon.svg" />
     <link rel="stylesheet" href="${PLAYGROUND_ASSETS}playground.css" />
     <script type="module" src="${PLAYGROUND_ASSETS}playground.js"></script>
   </head>

@@ -50,7 +50,11 @@ describe('the GraphQL playground page', () => {
     expect(page.text).not.toMatch(/\bstyle=/);
 
     const resources = resourcesOf(page.text);
-    expect(resources.sort()).toEqual(['/graphql/playground/playground.css', '/graphql/playground/playground.js']);
+    expect(resources.sort()).toEqual([
+      '/graphql/playground/favicon.svg',
+      '/graphql/playground/playground.css',
+      '/graphql/playground/playground.js',
+    ]);
     for (const resource of resources) {
       expect(new URL(resource, app.url).origin).toBe(new URL(app.url).origin);
       const asset = await call(app.url, resource);

@@ -190,7 +190,7 @@ describeWithBrowser('the GraphQL playground in Chromium', () => {
           editor.querySelector('.overflow-guard')!.getBoundingClientRect().right,
           toolbar?.getBoundingClientRect().left ?? Infinity,
         );
-        return [...editor.querySelectorAll<HTMLElement>('.view-line > span')]
+        return [...editor.querySelectorAll('.view-line > span')]
           .filter((line) => line.getBoundingClientRect().right > visible)
           .map((line) => line.textContent!);
       });

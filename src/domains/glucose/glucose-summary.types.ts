@@ -173,14 +173,17 @@ function unitsField(target: object): void {
 function inUnits<T>(period: ExportedPeriod, units: GlucoseUnits): T {
   const values = period as Record<string, number | undefined>;
   const converted: PropertyDescriptorMap = { units: { value: units } };
-  for (const name of Object.keys(values)) {
+  for (const [name, field] of GLUCOSE_FIELDS) {
     const value = values[name];
-    if (value === undefined || !isGlucoseStat(name)) continue;
-    const field = name.replace('averageGlucoseMmol', 'averageGlucose');
-    converted[field] = { value: fromMmol(value, units), enumerable: true };
+    if (value !== undefined) converted[field] = { value: fromMmol(value, units), enumerable: true };
   }
   return Object.create(period, converted) as T;
 }
+
+/** Each glucose statistic a period may hold, and the field answering it in the units asked. */
+const GLUCOSE_FIELDS = CGM_FIELDS.filter(isGlucoseStat).map(
+  (name) => [name, name.replace('averageGlucoseMmol', 'averageGlucose')] as const,
+);
 
 // The summary types are plain data (no field resolvers): `simpleResolvers` lets GraphQL read each
 // field as a property instead of through type-graphql's per-field middleware wrapper, and a page

@@ -55,14 +55,59 @@ function random(seed: number): () => number {
 }
 
 /**
- * A patient's day in mg/dL every 5 minutes: a baseline of their own, meal rises after 7:30, 12:30
- * and 19:00, a small dawn rise, noise, and now and then a low in the afternoon.
+ * What makes each demo patient stand out, in the order of the TIDE report's default categories,
+ * so that every category of the demo report has patients: one profile per patient in turn.
+ */
+export const DEMO_PROFILES = [
+  'veryLow',
+  'anyLow',
+  'veryHigh',
+  'anyHigh',
+  'dropInTimeInTarget',
+  'lowCgmUse',
+  'meetingTargets',
+  'stale',
+] as const;
+type Profile = (typeof DEMO_PROFILES)[number];
+
+const DAY = 86_400_000;
+/** A stale patient's data stopped this long ago: older than the demo report's week of recency. */
+const STALE_FOR = 10 * DAY;
+const RECENT = 14 * DAY;
+
+/** The profile's mg/dL at `hour` of a day `ago` ms before now, or undefined to leave that reading out. */
+function shape(profile: Profile, hour: number, ago: number, usual: number): number | undefined {
+  const between = (from: number, to: number) => hour >= from && hour < to;
+  switch (profile) {
+    case 'veryLow': // 4% of each day below 54 mg/dL
+      return between(15, 16) ? 48 : usual;
+    case 'anyLow': // 5% of each day at 54–69 mg/dL, none below 54
+      return between(15, 16.25) ? 62 : usual;
+    case 'veryHigh': // 8% of each day above 250 mg/dL
+      return between(20, 22) ? 290 : usual;
+    case 'anyHigh': // 29% of each day at 181–250 mg/dL
+      return between(17, 24) ? 210 : usual;
+    case 'dropInTimeInTarget': // 21% of each of the last 14 days above range, after 14 days in range
+      return ago < RECENT && between(16, 21) ? 205 : usual;
+    case 'lowCgmUse': // no sensor at night for the last 14 days: 58% of the time worn
+      return ago < RECENT && between(0, 10) ? undefined : usual;
+    case 'stale':
+      return ago < STALE_FOR ? undefined : usual;
+    case 'meetingTargets':
+      return usual;
+  }
+}
+
+/**
+ * A patient's readings in mg/dL every 5 minutes: a day in range of their own (a baseline, meal
+ * rises after 7:30, 12:30 and 19:00, a small dawn rise, noise), changed by the patient's profile.
  */
 function readingsOf(patient: number, from: number): { time: number; mgdl: number }[] {
   const next = random(patient + 1);
-  const baseline = 105 + next() * 70;
-  const swing = 40 + next() * 80;
-  const lowProne = next() < 0.25;
+  const profile = DEMO_PROFILES[patient % DEMO_PROFILES.length]!;
+  const baseline = 100 + next() * 20;
+  const swing = 30 + next() * 20;
+  const now = from + DAYS * DAY;
   const readings = [];
   for (let index = 0; index < DAYS * 288; index += 1) {
     const time = from + index * FIVE_MINUTES;
@@ -71,12 +116,10 @@ function readingsOf(patient: number, from: number): { time: number; mgdl: number
       const since = hour - at;
       return since > 0 && since < 3 ? sum + swing * Math.sin((since / 3) * Math.PI) : sum;
     }, 0);
-    const dawn = hour > 4 && hour < 7 ? 15 : 0;
-    const low = lowProne && hour > 15 && hour < 16 && next() < 0.3 ? -70 : 0;
-    readings.push({
-      time,
-      mgdl: Math.round(Math.max(40, Math.min(400, baseline + meal + dawn + low + (next() - 0.5) * 20))),
-    });
+    const dawn = hour > 4 && hour < 7 ? 10 : 0;
+    const usual = baseline + meal + dawn + (next() - 0.5) * 16;
+    const mgdl = shape(profile, hour, now - time, usual);
+    if (mgdl !== undefined) readings.push({ time, mgdl: Math.round(mgdl) });
   }
   return readings;
 }
@@ -165,6 +208,7 @@ export async function seedDemoClinic({
   for (let index = 0; index < count; index += 1) {
     const mrn = `DEMO-${String(index + 1).padStart(5, '0')}`;
     const next = random(1000 + index);
+    // Tags go by blocks of every profile, so that each tag's TIDE report has them all.
     const patientId =
       existing.get(mrn) ??
       (
@@ -172,7 +216,10 @@ export async function seedDemoClinic({
           fullName: `${FIRST[index % FIRST.length]} ${LAST[Math.floor(index / FIRST.length) % LAST.length]} ${index + 1}`,
           birthDate: `${1950 + Math.floor(next() * 60)}-0${1 + Math.floor(next() * 9)}-1${Math.floor(next() * 9)}`,
           mrn,
-          tags: [tagIds.get(TAGS[index % 2])!, ...(next() < 0.4 ? [tagIds.get('Pump')!] : [])],
+          tags: [
+            tagIds.get(TAGS[Math.floor(index / DEMO_PROFILES.length) % 2])!,
+            ...(next() < 0.4 ? [tagIds.get('Pump')!] : []),
+          ],
         })
       ).id;
     const datasets = await server.call<(Identified & { client?: { name: string } })[]>(
@@ -217,8 +264,19 @@ export function demoTideReport(base: string, clinic: DemoClinic): { restUrl: str
   };
 }
 
+/**
+ * Where the service serves its playground: the `playground` link of its front door (`GET /`),
+ * which is at its PUBLIC_URL; undefined where the playground is off.
+ */
+export async function playgroundAddress(base: string): Promise<string | undefined> {
+  const response = await fetch(`${base}/`, { headers: { accept: 'application/json' } });
+  if (!response.ok) throw new Error(`GET ${base}/ answered ${response.status}`);
+  const { links } = (await response.json()) as { links: { rel: string; href: string }[] };
+  return links.find((link) => link.rel === 'playground')?.href;
+}
+
 /** What the seed prints when done: how to sign in, and the clinic's TIDE report through REST and the playground. */
-export function demoSummary(base: string, clinic: DemoClinic, count: number): string {
+export function demoSummary(base: string, clinic: DemoClinic, count: number, playground: string | undefined): string {
   const { restUrl, graphqlQuery } = demoTideReport(base, clinic);
   return [
     `${CLINIC_NAME} (${clinic.id}, share code ${clinic.shareCode}) has ${count} demo patients with ${DAYS} days of CGM data.`,
@@ -227,8 +285,9 @@ export function demoSummary(base: string, clinic: DemoClinic, count: number): st
     'Its TIDE report for the patients tagged "Type 1", through REST (the session token from POST /auth/login):',
     `  curl -H "X-Tidepool-Session-Token: $TOKEN" '${restUrl}'`,
     '',
-    `and in the playground (${base}/graphql, signed in as ${ADMIN_EMAIL}):`,
-    graphqlQuery.replace(/^/gm, '  '),
+    ...(playground
+      ? [`and in the playground, ${playground} (signed in as ${ADMIN_EMAIL}):`, graphqlQuery.replace(/^/gm, '  ')]
+      : ['The GraphQL playground is off (GRAPHQL_PLAYGROUND); POST the same query to /graphql:', graphqlQuery]),
     '',
   ].join('\n');
 }

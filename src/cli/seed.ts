@@ -1,14 +1,14 @@
 import fs from 'node:fs';
-import { SingleBar, Presets } from 'cli-progress';
 import { ConfigError, loadConfig } from '../config';
 import { secretsFile } from '../infra/secrets';
-import { demoSummary, seedDemoClinic } from './demo-clinic';
+import { demoSummary, playgroundAddress, seedDemoClinic } from './demo-clinic';
+import { seedProgress } from './seed-progress';
 
 /**
- * `npm run seed`: the demo clinic of demo-clinic.ts, through the running service, with a
- * progress bar. Settings: SEED_URL (the service, default http://127.0.0.1:$PORT), SEED_PATIENTS
- * (default 200), DEMO_ADMIN_PASSWORD (default `islet-demo-admin`); refused when
- * NODE_ENV=production.
+ * `npm run seed`: the demo clinic of demo-clinic.ts, through the running service, with its
+ * progress (a bar, or a line every few seconds without a terminal) and the playground's address.
+ * Settings: SEED_URL (the service, default http://127.0.0.1:$PORT), SEED_PATIENTS (default 200),
+ * DEMO_ADMIN_PASSWORD (default `islet-demo-admin`); refused when NODE_ENV=production.
  */
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -23,11 +23,9 @@ async function main(): Promise<void> {
     config.serverSecret ?? (fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')).serverSecret : undefined);
   if (!secret) throw new ConfigError(`no SERVER_SECRET and no ${file}: start the service first, or set SERVER_SECRET`);
   await assertReachable(base);
-  const bar = new SingleBar(
-    { format: 'seeding {bar} {value}/{total} patients | {eta_formatted} left' },
-    Presets.shades_classic,
-  );
-  bar.start(count, 0);
+  const playground = await playgroundAddress(base);
+  if (playground) process.stdout.write(`The GraphQL playground is at ${playground}\n`);
+  const bar = seedProgress(count);
   const clinic = await seedDemoClinic({
     base,
     serverSecret: secret,
@@ -35,7 +33,7 @@ async function main(): Promise<void> {
     patients: count,
     onPatient: () => bar.increment(),
   }).finally(() => bar.stop());
-  process.stdout.write(demoSummary(base, clinic, count));
+  process.stdout.write(demoSummary(base, clinic, count, playground));
 }
 
 /** Says what to do when nothing answers at `base`, instead of the HTTP client's bare "fetch failed". */

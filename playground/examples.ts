@@ -31,7 +31,8 @@ export const EXAMPLES: readonly Example[] = [
     query: `# Your clinic's patients, lowest time in
 # range (TIR) first, with 14-day CGM
 # statistics. TIR and TBR are fractions
-# (0.58 = 58%), GMI a %.
+# (0.58 = 58%), GMI a %, mean glucose in
+# the clinic's units.
 query PatientsWorstFirst {
   myClinics(first: 1) {
     nodes {
@@ -54,6 +55,8 @@ query PatientsWorstFirst {
                 timeInAnyLowPercent
                 timeInVeryLowPercent
                 glucoseManagementIndicator
+                averageGlucose
+                units
               }
             }
           }
@@ -100,6 +103,7 @@ query TideReport($clinicId: ID!, $tagIds: [ID!]!, $since: DateTime!) {
     query: `# One patient's CGM readings of yesterday
 # (UTC), oldest first, 100 at a time: pass
 # pageInfo.endCursor as $after for more.
+# units: MG_DL or MMOL_L.
 query ReadingsOfADay($from: DateTime!, $to: DateTime!, $after: String) {
   myClinics(first: 1) {
     nodes {
@@ -107,8 +111,13 @@ query ReadingsOfADay($from: DateTime!, $to: DateTime!, $after: String) {
         nodes {
           fullName
           user {
-            glucoseReadings(filter: { from: $from, to: $to }, first: 100, after: $after) {
-              nodes { time value }
+            glucoseReadings(
+              filter: { from: $from, to: $to }
+              units: MG_DL
+              first: 100
+              after: $after
+            ) {
+              nodes { time value units }
               pageInfo { hasNextPage endCursor }
             }
           }

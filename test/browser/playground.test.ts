@@ -254,6 +254,7 @@ describeWithBrowser('the GraphQL playground in Chromium', () => {
     await expect(result.getByText('timeInTargetPercent').first().waitFor({ timeout: 20_000 })).resolves.toBeUndefined();
     const shown = (await result.innerText()).replace(/\s+/g, ' ');
     expect(shown).toContain('"fullName"');
+    expect(shown).toContain('"units": "MG_DL"');
     expect(shown).not.toContain('"errors"');
     const screenshot = path.join(OUTPUT, 'playground-examples.png');
     await page.screenshot({ path: screenshot });

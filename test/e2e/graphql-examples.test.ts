@@ -74,6 +74,9 @@ it('lists the demo clinic’s patients lowest time in range first, with 14-day T
     expect(period.timeInTargetPercent).toBeGreaterThan(0);
     expect(period.timeInTargetPercent).toBeLessThanOrEqual(1);
     expect(period.glucoseManagementIndicator).toBeGreaterThan(4);
+    // The demo clinic reads in mg/dL.
+    expect(period.units).toBe('MG_DL');
+    expect(period.averageGlucose).toBeGreaterThan(54);
   }
 });
 
@@ -90,7 +93,10 @@ it('answers the TIDE report and a patient’s readings of yesterday', async () =
   expect(page.nodes).toHaveLength(100);
   expect(page.pageInfo.hasNextPage).toBe(true);
   const { from, to } = readings.variables(context) as { from: string; to: string };
-  for (const reading of page.nodes) expect(reading.time >= from && reading.time < to).toBe(true);
+  for (const reading of page.nodes) {
+    expect(reading.time >= from && reading.time < to).toBe(true);
+    expect(reading.units).toBe('MG_DL');
+  }
 });
 
 it('follows the clinic’s patients live: an upload arrives on the subscription', async () => {

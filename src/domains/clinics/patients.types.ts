@@ -172,7 +172,7 @@ registerEnumType(ClinicPatientOrderField, {
       FILTERABLE_STATS.cgm.map((name) => [
         enumName(name),
         {
-          description: `The period’s \`${name}\`${FILTERABLE_STATS.bgm.includes(name) ? '' : ' (CGM only)'}. ${SUMMARY_NOTE}`,
+          description: `${describeStatistic(name, false).replaceAll(', in `units`', '')} The period’s \`${name}\`${FILTERABLE_STATS.bgm.includes(name) ? '' : ' (CGM only)'}. ${SUMMARY_NOTE}`,
         },
       ]),
     ),

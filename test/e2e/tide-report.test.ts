@@ -482,6 +482,26 @@ describe('TIDE report parameters and access', () => {
     );
     expect(refused.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'tagIds' });
   });
+
+  it('reports the whole clinic when no tag is given (REST keeps requiring one)', async () => {
+    const query = `query ($id: ID!, $tags: [ID!]) { clinic(id: $id) {
+      tideReport(period: SEVEN_DAYS, tagIds: $tags, lastDataCutoff: "${CUTOFF}") {
+        categories { category entries { patient { fullName } } } noData { patient { fullName } } } } }`;
+    const tide = async (tags?: string[] | null) => {
+      const reply = await graphql(app.url, query, { id: clinicId, tags }, staff.member.token);
+      expect(reply.body.errors).toBeUndefined();
+      return reply.body.data.clinic.tideReport;
+    };
+    const wholeClinic = await tide();
+    // Every patient of this clinic carries tag A, and some only A.
+    expect(wholeClinic).toEqual(await tide([tagA]));
+    expect(await tide([])).toEqual(wholeClinic);
+    expect(await tide(null)).toEqual(wholeClinic);
+    const names = wholeClinic.categories.flatMap((category: any) =>
+      category.entries.map((entry: any) => entry.patient.fullName),
+    );
+    expect(names).toContain('Only A Otto');
+  });
 });
 
 describe('patient data sources', () => {

@@ -19,10 +19,14 @@ function refusal(request: Partial<TideRequest>): { code: string; field: unknown 
 
 describe('TIDE parameters', () => {
   it('asks for tags in the words of GraphQL, which calls the service, not of a query string', () => {
-    expect(() => parseTideRequest({ ...valid, tags: [], tagsField: 'tagIds' })).toThrow(
-      'tagIds is required: a list of patient tag ids',
+    expect(() => parseTideRequest({ ...valid, tags: ['nope'], tagsField: 'tagIds' })).toThrow(
+      'tagIds must hold at least one patient tag id',
     );
     expect(() => parseTags([])).toThrow('tags is required: a comma-separated list of patient tag ids');
+  });
+
+  it('reports the whole clinic when GraphQL gives no tag (REST requires one, with parseTags first)', () => {
+    for (const tags of [[], null, undefined]) expect(parseTideRequest({ ...valid, tags }).tags).toEqual([]);
   });
 
   it('reads a valid request, defaults included', () => {
@@ -39,7 +43,6 @@ describe('TIDE parameters', () => {
     expect(refusal({ period: undefined })).toEqual({ code: 'INVALID', field: 'period' });
     expect(refusal({ period: '2d' })).toEqual({ code: 'INVALID', field: 'period' });
     expect(refusal({ period: '7d ' })).toEqual({ code: 'INVALID', field: 'period' });
-    expect(refusal({ tags: [] })).toEqual({ code: 'INVALID', field: 'tags' });
     expect(refusal({ tags: ['nope', 'A'.repeat(24)] })).toEqual({ code: 'INVALID', field: 'tags' });
     expect(refusal({ lastDataCutoff: undefined })).toEqual({ code: 'INVALID', field: 'lastDataCutoff' });
     expect(refusal({ lastDataCutoff: '2026-11-20' })).toEqual({ code: 'INVALID', field: 'lastDataCutoff' });

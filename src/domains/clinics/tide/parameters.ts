@@ -22,7 +22,7 @@ export interface TideRequest {
 
 export interface TideParameters {
   period: TidePeriod;
-  /** Every tag a patient must carry (at least one), without repeats. */
+  /** Every tag a patient must carry, without repeats; none: every patient of the clinic. */
   tags: string[];
   /** Inclusive minimum of a patient's last data. */
   lastDataCutoff: Date;
@@ -78,8 +78,9 @@ export function parseCategories(values: readonly string[] | null | undefined): T
 export function parseTideRequest(request: TideRequest): TideParameters {
   return {
     period: parsePeriod(request.period),
-    // The service's callers speak GraphQL (REST reads its tags with parseTags first): a list, not a query string.
-    tags: parseTags(request.tags, request.tagsField, 'a list'),
+    // The service's callers speak GraphQL (REST reads its tags with parseTags first, keeping Tidepool's
+    // "at least one tag"): a list, not a query string, and none asks for the whole clinic.
+    tags: request.tags?.length ? parseTags(request.tags, request.tagsField, 'a list') : [],
     lastDataCutoff: parseCutoff(request.lastDataCutoff),
     categories: parseCategories(request.categories),
     excludeNoData: request.excludeNoData ?? false,

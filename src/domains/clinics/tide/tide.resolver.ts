@@ -23,17 +23,18 @@ export class ClinicTideResolver {
 
   @FieldResolver(() => TideReport, {
     description:
-      'The TIDE report: the clinic’s patients carrying all `tagIds`, with CGM data since `lastDataCutoff`, sorted into categories by their statistics of `period`, and those whose data stopped arriving. Its CLINIC_MEMBERs, CLINIC_ADMINs and server tokens may read it; others get FORBIDDEN.',
+      'The TIDE report: the clinic’s patients carrying all `tagIds` (every patient without them), with CGM data since `lastDataCutoff`, sorted into categories by their statistics of `period`, and those whose data stopped arriving. Its CLINIC_MEMBERs, CLINIC_ADMINs and server tokens may read it; others get FORBIDDEN.',
   })
   async tideReport(
     @Root() clinic: Clinic,
     @Arg('period', () => SummaryPeriodValue, { description: 'The period whose statistics are read.' })
     period: SummaryPeriodValue,
     @Arg('tagIds', () => [ID], {
+      nullable: true,
       description:
-        'Patient tag ids (24 lowercase hexadecimal characters); a patient must carry all of them. Ids of another shape are ignored; at least one usable id is required.',
+        'Patient tag ids (24 lowercase hexadecimal characters); a patient must carry all of them. Omitted, null or empty: every patient of the clinic (REST, as Tidepool, requires one tag at least). Ids of another shape are ignored; a list of only such ids is refused.',
     })
-    tagIds: string[],
+    tagIds: string[] | null,
     @Arg('lastDataCutoff', () => Date, {
       description: 'Inclusive minimum of a patient’s newest CGM data for the categories (an ISO 8601 date-time).',
     })

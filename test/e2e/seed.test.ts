@@ -25,6 +25,17 @@ afterAll(async () => {
 
 const count = async (sql: string) => Number((await app.database.query(sql))[0]!.count);
 
+/** The demo admin's session token (the seed signs it up). */
+async function demoAdminToken(): Promise<string> {
+  const login = await call(app.url, '/auth/login', {
+    method: 'POST',
+    headers: {
+      authorization: `Basic ${Buffer.from('demo-admin@islet.example:demo-password-for-tests').toString('base64')}`,
+    },
+  });
+  return login.headers.get('x-tidepool-session-token')!;
+}
+
 describe('npm run seed', () => {
   it('makes a demo clinic whose patients have 30 days of readings and summaries, and adds nothing when run again', async () => {
     const seed = () =>
@@ -75,13 +86,7 @@ describe('npm run seed', () => {
     expect(printed).toContain(`the playground, ${app.url}/graphql`);
     expect(printed).toContain(restUrl);
     expect(printed).toContain('tideReport(period: FOURTEEN_DAYS');
-    const login = await call(app.url, '/auth/login', {
-      method: 'POST',
-      headers: {
-        authorization: `Basic ${Buffer.from('demo-admin@islet.example:demo-password-for-tests').toString('base64')}`,
-      },
-    });
-    const token = login.headers.get('x-tidepool-session-token')!;
+    const token = await demoAdminToken();
     const rest = await call(app.url, new URL(restUrl).pathname + new URL(restUrl).search, { token });
     expect(rest.status).toBe(200);
     expect(rest.body.config).toMatchObject({ clinicId: clinic.id, period: '14d' });
@@ -125,13 +130,7 @@ describe('npm run seed', () => {
       patients: DEMO_PROFILES.length,
       onPatient: () => undefined,
     });
-    const login = await call(app.url, '/auth/login', {
-      method: 'POST',
-      headers: {
-        authorization: `Basic ${Buffer.from('demo-admin@islet.example:demo-password-for-tests').toString('base64')}`,
-      },
-    });
-    const token = login.headers.get('x-tidepool-session-token')!;
+    const token = await demoAdminToken();
     const { restUrl } = demoTideReport(app.url, clinic);
     const reported = async () => {
       const report = await call(app.url, new URL(restUrl).pathname + new URL(restUrl).search, { token });

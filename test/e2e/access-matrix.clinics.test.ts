@@ -8,7 +8,7 @@ import { expiredAccessToken } from '../support/tokens';
 
 /**
  * Every clinic operation, called by every kind of caller, answers the status of the clinic access
- * rules (DECISIONS.md; Tidepool's clinic roles: reading needs CLINIC_MEMBER or CLINIC_ADMIN,
+ * rules (docs/decisions.md; Tidepool's clinic roles: reading needs CLINIC_MEMBER or CLINIC_ADMIN,
  * changing the clinic and its clinicians CLINIC_ADMIN, PRESCRIBER alone neither), and clinic
  * access to a patient's data is exactly what the patient granted the clinic.
  */

@@ -11,7 +11,7 @@ const WINDOW_QUERY = 'startAtTime=2024-02-01T00:00:00Z&endAtTime=2024-04-01T00:0
 
 /**
  * Every operation of accounts, sharing, blobs and device logs, called by every kind of caller, answers exactly the
- * status of the access rules in DECISIONS.md, and a refused request changes nothing.
+ * status of the access rules in docs/decisions.md, and a refused request changes nothing.
  */
 const CALLERS = ['anonymous', 'owner', 'viewer', 'uploader', 'custodian', 'unrelated', 'server', 'expired'] as const;
 type Caller = (typeof CALLERS)[number];
@@ -237,7 +237,7 @@ const OPERATIONS: Operation[] = [
   },
 ];
 
-/** DECISIONS.md: owners, `upload` or `custodian` holders and servers add blobs and device logs. */
+/** docs/decisions.md, access rules: owners, `upload` or `custodian` holders and servers add blobs and device logs. */
 const uploaders = (status: number) => ({
   ...readers,
   owner: status,

@@ -21,7 +21,7 @@ import { BLOB_STATUSES, BlobSchema, type BlobRecord, type BlobStatus } from './b
 import { blobCounts, blobLoader, blobPages, type BlobFilter } from './blobs.loaders';
 import { pageArgs, pageOf, type PageArgs, type PagedList, type SortKey } from '../../kernel/paging';
 
-/** DECISIONS.md: uploaders and custodians may add blobs; only owners, custodians and servers read them. */
+/** docs/decisions.md, access rules: uploaders and custodians may add blobs; only owners, custodians and servers read them. */
 const MAY_WRITE: Requirement = ['upload', 'custodian'];
 const MAY_READ: Requirement = ['custodian'];
 

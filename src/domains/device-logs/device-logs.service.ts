@@ -16,7 +16,7 @@ import { DeviceLogSchema, type DeviceLogRecord } from './device-log.entity';
 import { logCounts, logPages, type LogWindow } from './device-logs.loaders';
 import { EntryValidator } from './entry-validator';
 
-/** DECISIONS.md: uploaders and custodians may upload; `view` or custodian reads. */
+/** docs/decisions.md, access rules: uploaders and custodians may upload; `view` or custodian reads. */
 const MAY_UPLOAD: Requirement = ['upload', 'custodian'];
 const MAY_READ: Requirement = MAY_READ_DATA;
 export const DEVICE_LOG_MEDIA_TYPE = 'application/json';

@@ -44,7 +44,7 @@ export interface LinkedDataSource {
   state: string;
 }
 
-/** DECISIONS.md: uploaders, custodians (and clinics holding either) write; `view` or custodian reads. */
+/** docs/decisions.md, access rules: uploaders, custodians (and clinics holding either) write; `view` or custodian reads. */
 const MAY_UPLOAD: Requirement = ['upload', 'custodian'];
 const MAY_READ: Requirement = MAY_READ_DATA;
 const DATASET_ID = /^[0-9a-f]{32}$/;

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { SummaryKind } from './summary/buckets';
 import { announceSummaryChange } from './summary-feed';
 import { updateSummary } from './summary-store';
+import { CoalescingRun } from '../../kernel/coalescing-run';
 import { rowDate } from '../../kernel/sql';
 import { glucoseSummaryLag } from '../../infra/metrics';
 
@@ -19,15 +20,18 @@ const SWEEP_MS = 5_000;
  */
 export class SummaryUpdater {
   private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private again = false;
-  private closed = false;
+  private readonly run: CoalescingRun;
 
   constructor(
     private readonly em: () => EntityManager,
     private readonly logger: Logger,
     private readonly readingsPerTurn: number,
-  ) {}
+  ) {
+    this.run = new CoalescingRun(
+      () => this.drain(),
+      (error) => this.logger.warn({ err: error }, 'glucose summary update failed; retried on the next sweep'),
+    );
+  }
 
   start(): void {
     this.timer = setInterval(() => this.nudge(), SWEEP_MS);
@@ -37,37 +41,21 @@ export class SummaryUpdater {
 
   /** Updates every outdated summary soon; a nudge during a run makes the run go round once more. */
   nudge(): void {
-    if (this.closed) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.drain()
-      .catch((error: unknown) =>
-        this.logger.warn({ err: error }, 'glucose summary update failed; retried on the next sweep'),
-      )
-      .finally(() => {
-        this.running = undefined;
-        if (this.again) {
-          this.again = false;
-          this.nudge();
-        }
-      });
+    this.run.nudge();
   }
 
   /** Resolves when no update runs (tests and shutdown wait for this). */
-  async idle(): Promise<void> {
-    while (this.running) await this.running;
+  idle(): Promise<void> {
+    return this.run.idle();
   }
 
   async close(): Promise<void> {
-    this.closed = true;
     clearInterval(this.timer);
-    await this.idle();
+    await this.run.close();
   }
 
   private async drain(): Promise<void> {
-    while (!this.closed && (await this.takeTurn())) {
+    while (!this.run.isClosed && (await this.takeTurn())) {
       // One turn per transaction: short locks, and progress survives a failure of another.
     }
   }

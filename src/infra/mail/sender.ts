@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from '../logger';
+import { CoalescingRun } from '../../kernel/coalescing-run';
 import { boundedLabel, mailsAbandoned, mailSendFailures, mailsSent } from '../metrics';
 import { MAIL_LIMIT_WINDOW_SECONDS } from './outbox';
 import { ATTEMPT_LEASE_SECONDS, type MailTransport, type OutgoingMail } from './transports';
@@ -49,17 +50,26 @@ const kindLabel = boundedLabel(50);
  */
 export class MailSender {
   private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private again = false;
-  private closed = false;
+  /** When the pass that ended last asks to look again, in ms. */
+  private nextLookMs = SWEEP_MS;
   private lastCleanUp = 0;
+  private readonly run: CoalescingRun;
 
   constructor(
     private readonly em: () => EntityManager,
     private readonly transport: MailTransport,
     private readonly logger: Logger,
     private readonly retries: MailRetries,
-  ) {}
+  ) {
+    this.run = new CoalescingRun(
+      async () => {
+        this.nextLookMs = SWEEP_MS;
+        this.nextLookMs = Math.min(SWEEP_MS, await this.drain());
+      },
+      (error) => this.logger.warn({ err: error }, 'sending mail failed; tried again shortly'),
+      () => (this.timer = setTimeout(() => this.nudge(), Math.max(0, this.nextLookMs)).unref()),
+    );
+  }
 
   start(): void {
     this.nudge();
@@ -67,38 +77,18 @@ export class MailSender {
 
   /** Sends every due mail soon; a nudge during a run makes the run go round once more. */
   nudge(): void {
-    if (this.closed) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
     clearTimeout(this.timer);
-    let wait = SWEEP_MS;
-    this.running = this.drain()
-      .then((nextDueMs) => {
-        wait = Math.min(wait, nextDueMs);
-      })
-      .catch((error: unknown) => this.logger.warn({ err: error }, 'sending mail failed; tried again shortly'))
-      .finally(() => {
-        this.running = undefined;
-        if (this.again) {
-          this.again = false;
-          this.nudge();
-        } else if (!this.closed) {
-          this.timer = setTimeout(() => this.nudge(), Math.max(0, wait)).unref();
-        }
-      });
+    this.run.nudge();
   }
 
   /** Resolves when no attempt runs (tests and shutdown wait for this). */
-  async idle(): Promise<void> {
-    while (this.running) await this.running;
+  idle(): Promise<void> {
+    return this.run.idle();
   }
 
   async close(): Promise<void> {
-    this.closed = true;
     clearTimeout(this.timer);
-    await this.idle();
+    await this.run.close();
     this.transport.close();
   }
 
@@ -113,7 +103,7 @@ export class MailSender {
 
   /** Sends what is due; answers in how many ms the next unsent mail is due. */
   private async drain(): Promise<number> {
-    while (!this.closed && (await this.attempt())) {
+    while (!this.run.isClosed && (await this.attempt())) {
       // One mail per claim: a slow server holds up nothing but the mail it is sent.
     }
     if (Date.now() - this.lastCleanUp >= CLEAN_UP_MS) await this.cleanUp();

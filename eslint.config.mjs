@@ -1,7 +1,7 @@
 import tseslint from 'typescript-eslint';
 
 /**
- * Imports point down (ARCHITECTURE.md): composition root (main, app, service(s), entities,
+ * Imports point down (docs/architecture.md): composition root (main, app, service(s), entities,
  * cli) → transports (rest-compat, src/http, src/graphql, auth/endpoints) → domains, auth →
  * kernel, infra → config. ESLint's own no-restricted-imports matches each import's specifier
  * (relative paths as written; every file here imports by relative path), one files-block per layer.

@@ -3,7 +3,7 @@ import { describe, expect, it } from '@jest/globals';
 import { ESLint } from 'eslint';
 
 /**
- * The import-boundary rule of eslint.config.mjs (ARCHITECTURE.md, "Imports point down"), checked
+ * The import-boundary rule of eslint.config.mjs (docs/architecture.md, "Layers"), checked
  * against the real config: an upgrade or an edit that silently drops a boundary fails here.
  */
 const root = path.resolve(__dirname, '../..');

@@ -112,7 +112,7 @@ describe('counterexamples', () => {
     return fuzzer.check(() => graphqlExchange(fuzzer, operation, fixed));
   }
 
-  // GRAPHQL.md: a BAD_USER_INPUT error names the argument path (extensions.field).
+  // README, GraphQL conventions: a BAD_USER_INPUT error names the argument path (extensions.field).
   it('names the field of an empty server secret', () =>
     fixedCase('serverLogIn', { variables: { input: { name: 'a@a.aa', secret: '' } } }));
 

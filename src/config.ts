@@ -5,7 +5,7 @@ import type { LogFormat } from './infra/log-format';
 /**
  * The only reader of process.env. Every setting is parsed and validated here once, so a
  * misconfigured deployment fails at start-up with a message naming the variable instead of
- * misbehaving later. The README documents each variable in a table generated from this file.
+ * misbehaving later. docs/configuration.md documents each variable (src/config.test.ts checks every one has a row).
  */
 
 export const REALMS = ['dev1', 'qa1', 'qa2', 'qa3', 'qa4', 'qa5', 'integration', 'production'] as const;

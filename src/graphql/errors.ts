@@ -7,7 +7,7 @@ import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 
 /**
- * The `extensions.code` values a GraphQL client sees (the README lists them), one per kernel
+ * The `extensions.code` values a GraphQL client sees (docs/graphql.md lists them), one per kernel
  * AppError code. The REST layer maps the same AppError codes to HTTP statuses in its own table.
  */
 export const GRAPHQL_ERROR_CODE: Record<ErrorCode, string> = {

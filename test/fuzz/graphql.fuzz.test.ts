@@ -22,7 +22,7 @@ import { idPools } from '../support/fuzz/world';
 /**
  * Every root field of Query and Mutation, with variables generated from its arguments' input
  * types, from every kind of caller: no 5xx, every error carries a documented `extensions.code`
- * (README, "GraphQL conventions") and a request id, a BAD_USER_INPUT names its field, never
+ * (docs/graphql.md, "GraphQL conventions") and a request id, a BAD_USER_INPUT names its field, never
  * INTERNAL_SERVER_ERROR, a refused operation changes nothing, and no answer names a file, the
  * database, SQL or a stack.
  */
@@ -112,7 +112,7 @@ describe('counterexamples', () => {
     return fuzzer.check(() => graphqlExchange(fuzzer, operation, fixed));
   }
 
-  // README, GraphQL conventions: a BAD_USER_INPUT error names the argument path (extensions.field).
+  // docs/graphql.md, GraphQL conventions: a BAD_USER_INPUT error names the argument path (extensions.field).
   it('names the field of an empty server secret', () =>
     fixedCase('serverLogIn', { variables: { input: { name: 'a@a.aa', secret: '' } } }));
 

@@ -1,7 +1,7 @@
 /**
  * Where Islet deliberately answers otherwise than Tidepool's OpenAPI files say, each with its
- * reason. Reply validation against Tidepool's files skips exactly these; README's table
- * "Deliberate divergences from Tidepool's OpenAPI files" lists the same rows (a test checks it).
+ * reason. Reply validation against Tidepool's files skips exactly these; the table
+ * of docs/rest-compat.md "Deliberate divergences from Tidepool's OpenAPI files" lists the same rows (a test checks it).
  */
 export interface Divergence {
   /** Tidepool's operation, `file#operationId`, or `*` for every operation Islet shares with Tidepool. */

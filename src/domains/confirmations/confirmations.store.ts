@@ -11,7 +11,7 @@ import {
 } from './confirmation.entity';
 import { hashConfirmationKey, isConfirmationKey, newConfirmationKey } from './confirmation-keys';
 
-/** How long a key stays usable, in seconds, by what it confirms (settings; README "Confirmations"). */
+/** How long a key stays usable, in seconds, by what it confirms (settings; docs/confirmations.md). */
 export interface ConfirmationLifetimes {
   signup: number;
   passwordReset: number;

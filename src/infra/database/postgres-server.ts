@@ -4,8 +4,9 @@ import pg from 'pg';
 import type { Logger } from '../logger';
 
 /**
- * Finds a PostgreSQL to use, in the order the README promises: DATABASE_URL when set, else the
- * server on 127.0.0.1:5432 when it answers, else an embedded PostgreSQL kept in DATA_DIR.
+ * Finds a PostgreSQL to use, in the order the README and docs/operations.md promise:
+ * DATABASE_URL when set, else the server on 127.0.0.1:5432 when it answers, else an embedded
+ * PostgreSQL kept in DATA_DIR.
  */
 export interface PostgresServer {
   /** Connection URL of the service's database (created when missing). */

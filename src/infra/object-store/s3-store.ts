@@ -415,7 +415,7 @@ export class S3Store implements ObjectStore {
     if (!exists) throw new ObjectStoreUnavailableError(`${this.where} has no bucket ${this.bucket}`);
   }
 
-  /** The bucket's lifecycle rule ends unfinished multipart uploads (README, object stores). */
+  /** The bucket's lifecycle rule ends unfinished multipart uploads (docs/blobs-and-device-logs.md, object stores). */
   async removeUnfinishedWrites(): Promise<number> {
     return 0;
   }

@@ -199,7 +199,7 @@ export async function sendGraphqlCase(
   return { status: response.status, headers: response.headers, text, body, request };
 }
 
-/** The codes the README documents, less INTERNAL_SERVER_ERROR (a bug), plus malformed-document ones. */
+/** The codes docs/graphql.md documents, less INTERNAL_SERVER_ERROR (a bug), plus malformed-document ones. */
 const DOCUMENTED_CODES = new Set([
   'UNAUTHENTICATED',
   'FORBIDDEN',

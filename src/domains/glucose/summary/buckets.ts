@@ -102,6 +102,22 @@ function addMoment(moments: Moments, value: number, weight: number): void {
   moments.glucose += value * weight;
 }
 
+/**
+ * The readings, in time order, that the buckets of their hours accept (the hourly cap and, for
+ * CGM, the blackout window): exactly those bucketsOf counts, for views that need the readings
+ * themselves (the AGP).
+ */
+export function acceptedReadings<T extends Reading>(readings: Iterable<T>, kind: SummaryKind): T[] {
+  const accepted: T[] = [];
+  let bucket: HourBucket | null = null;
+  for (const reading of readings) {
+    const hour = hourOf(reading.time);
+    if (bucket?.hour !== hour) bucket = emptyBucket(hour);
+    if (addReading(bucket, reading, kind)) accepted.push(reading);
+  }
+  return accepted;
+}
+
 /** Sorts readings by time and fills hourly buckets from them. */
 export function bucketsOf(readings: readonly Reading[], kind: SummaryKind): HourBucket[] {
   const buckets = new Map<number, HourBucket>();

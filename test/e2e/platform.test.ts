@@ -10,6 +10,7 @@ import { signUp } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/app';
 import { createTestDatabase } from '../support/database';
 import { call } from '../support/http';
+import { eventually } from '../support/eventually';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -88,8 +89,9 @@ describe('graceful shutdown', () => {
     const alice = await signUp(app);
     const { port } = new URL(app.url);
     const body = JSON.stringify({ updates: { termsAccepted: '2025-05-05T05:05:05Z' } });
+    let request!: http.ClientRequest;
     const response = new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const request = http.request(
+      request = http.request(
         {
           port,
           method: 'PUT',
@@ -108,21 +110,27 @@ describe('graceful shutdown', () => {
       );
       request.on('error', reject);
       request.write(body.slice(0, 10));
-      setTimeout(() => request.end(body.slice(10)), 300);
     });
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(await otherConnections()).toBeGreaterThan(0);
+    await new Promise((resolve) => request.once('socket', (socket) => socket.once('connect', resolve)));
+    await eventually(async () => (await otherConnections()) > 0, 'the service holds database connections');
     const closing = app.service.close();
+    // The rest of the body arrives only once the service has stopped taking connections.
+    await eventually(
+      () =>
+        fetch(`${app.url}/healthz`).then(
+          () => false,
+          () => true,
+        ),
+      'the service stops listening',
+    );
+    request.end(body.slice(10));
     const reply = await response;
     await closing;
     expect(reply.status).toBe(200);
     expect(JSON.parse(reply.text).termsAccepted).toBe('2025-05-05T05:05:05.000Z');
     await expect(fetch(`${app.url}/healthz`)).rejects.toThrow();
     // The pool is closed: the server drops each backend as its socket closes, within moments.
-    for (let waited = 0; (await otherConnections()) > 0 && waited < 2000; waited += 50) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    expect(await otherConnections()).toBe(0);
+    await eventually(async () => (await otherConnections()) === 0, 'every database connection is closed', 2_000);
     await app.restart();
     expect((await call(app.url, '/healthz')).status).toBe(200);
   });

@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database';
 import { eventually } from '../../../test/support/eventually';
 import { createLogger } from '../logger';
@@ -69,9 +69,10 @@ describe('DatabaseEvents', () => {
       await held.arrived;
       await events.close();
       held.release();
-      // The held connection now reaches the server: the listener must end it rather than listen.
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
-      expect(await listenerSessions(name)).toBe(0);
+      // The held connection now reaches the server: the listener must end it rather than listen
+      // (with the race, it stayed open for good and this waits until the test times out).
+      await held.closed;
+      await eventually(async () => (await listenerSessions(name)) === 0, 'the listener session is gone', 2_000);
     } finally {
       await events.close();
       proxy.close();
@@ -84,7 +85,7 @@ describe('DatabaseEvents', () => {
  * act while a client is still connecting.
  */
 async function holdingProxy(target: URL) {
-  let hold: { arrived: () => void; released: Promise<void> } | undefined;
+  let hold: { arrived: () => void; released: Promise<void>; closed: () => void } | undefined;
   const sockets = new Set<net.Socket>();
   const server = net.createServer(async (socket) => {
     sockets.add(socket);
@@ -93,6 +94,7 @@ async function holdingProxy(target: URL) {
     hold = undefined;
     if (held) {
       held.arrived();
+      socket.once('close', held.closed);
       await held.released;
     }
     const upstream = net.connect(Number(target.port || 5432), target.hostname);
@@ -105,11 +107,13 @@ async function holdingProxy(target: URL) {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.address() as net.AddressInfo).port,
+    /** Holds the next connection until released; `closed` settles when its client ends it. */
     holdNext() {
       const arrival = gate();
       const release = gate();
-      hold = { arrived: arrival.release, released: release.wait };
-      return { arrived: arrival.wait, release: release.release };
+      const closing = gate();
+      hold = { arrived: arrival.release, released: release.wait, closed: closing.release };
+      return { arrived: arrival.wait, release: release.release, closed: closing.wait };
     },
     close() {
       for (const socket of sockets) socket.destroy();

@@ -1,5 +1,5 @@
 import { Field, Float, Int, ObjectType, registerEnumType } from 'type-graphql';
-import type { PeriodSummary } from './glucose.service';
+import type { PeriodSummary, SummarySource } from './glucose.service';
 import type { ExportedPeriod } from './summary/export';
 import { STAT_NAMES } from './summary/periods';
 import { BgUnitsValue } from './glucose-units.types';
@@ -270,6 +270,9 @@ export class CgmSummary {
   // Not simple: it is read when asked for, so it resolves to a promise (which only a resolver may return).
   @Field(() => CgmPeriod, { simple: false, description: 'The period of the same length just before it.' })
   previousPeriod!: Promise<CgmPeriod>;
+
+  /** Whose summary this is and how it was read (not a field: the AGP's resolver reads it). */
+  source!: SummarySource;
 }
 
 @ObjectType({
@@ -310,7 +313,7 @@ export class GlucoseSummary {
       const summary = summaries.find((candidate) => candidate.kind === kind);
       if (!summary) return null;
       const dates = Object.assign(new SummaryDates(), summary.dates);
-      const made = Object.assign(make() as object, { dates, period: period(summary.period) });
+      const made = Object.assign(make() as object, { dates, period: period(summary.period), source: summary.source });
       // Read only when asked for: a patient list shows current periods only.
       Object.defineProperty(made, 'previousPeriod', {
         enumerable: true,

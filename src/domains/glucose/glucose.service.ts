@@ -256,20 +256,28 @@ export class GlucoseService {
    */
   async summariesOfClinicPatient(
     scope: Scope,
-    patient: { userId: string; permissions: readonly string[] },
+    patient: { userId: string; clinicId: string; permissions: readonly string[] },
     period: PeriodKey,
   ): Promise<PeriodSummary[] | null> {
-    return patient.permissions.length ? this.periodSummaries(scope, patient.userId, period) : null;
+    const { clinicId, permissions } = patient;
+    return permissions.length ? this.periodSummaries(scope, patient.userId, period, { clinicId, permissions }) : null;
   }
 
-  private async periodSummaries(scope: Scope, userId: string, period: PeriodKey): Promise<PeriodSummary[]> {
+  private async periodSummaries(
+    scope: Scope,
+    userId: string,
+    period: PeriodKey,
+    clinic: SummarySource['clinic'] = null,
+  ): Promise<PeriodSummary[]> {
     const days = PERIODS[period];
+    const source: SummarySource = { userId, period, clinic };
     return (await summaryLoader(scope).load(userId))
       .filter((summary) => summary.periods && summary.lastData)
       .map(({ kind, periods, ...dates }) => {
         let previous: Promise<ExportedPeriod> | undefined;
         return {
           kind,
+          source,
           dates: { ...dates, lastData: dates.lastData! },
           period: exportPeriod(periods![period], days, kind),
           // Read and exported only when asked for: most views show the current period alone. (A
@@ -346,9 +354,18 @@ export class GlucoseService {
   }
 }
 
+/** Whose summary was read, for which period, and inside which clinic (views derived from it, the AGP, read the same way). */
+export interface SummarySource {
+  userId: string;
+  period: PeriodKey;
+  /** Read as the clinic's patient: the clinic, and what the patient grants it. */
+  clinic: { clinicId: string; permissions: readonly string[] } | null;
+}
+
 /** One kind of summary for one period: its dates, the period and the one before it. */
 export interface PeriodSummary {
   kind: SummaryKind;
+  source: SummarySource;
   dates: Omit<StoredSummary, 'kind' | 'periods'> & { lastData: Date };
   period: ExportedPeriod;
   previous: Promise<ExportedPeriod>;

@@ -35,9 +35,9 @@ function expectBin(trace: readonly TraceReading[], minute: number, count: number
     if (mmol === null) expect(values).toEqual([null, null, null, null, null]);
     else
       mmol.forEach((expected, index) =>
-        expect(
-          Math.abs(values[index]! - (units === 'MG_DL' ? expected * MG_DL_PER_MMOL_L : expected)),
-        ).toBeLessThan(1e-9),
+        expect(Math.abs(values[index]! - (units === 'MG_DL' ? expected * MG_DL_PER_MMOL_L : expected))).toBeLessThan(
+          1e-9,
+        ),
       );
   }
 }

@@ -1,0 +1,133 @@
+import { forbidden, invalid } from '../../../kernel/errors';
+import type { Scope } from '../../../kernel/scope';
+import { isKnownTimeZone } from '../../../kernel/time-zones';
+import { assertUserId } from '../../../kernel/validation';
+import { MAY_READ_DATA, type AccessPolicy } from '../../permissions/access-policy';
+import { localOffset } from '../local-time';
+import { acceptedReadings } from '../summary/buckets';
+import type { GlucoseUnits } from '../summary/units';
+import { AGP_PERIODS, agpBins, DEFAULT_AGP_PERIOD, type AgpBin, type AgpPeriod } from './agp';
+import { datasetZones, hintsOf, windowReadings, type WindowReading } from './agp.store';
+
+/** The Ambulatory Glucose Profile of one period (agp.ts has the definition). */
+export interface Agp {
+  period: AgpPeriod;
+  units: GlucoseUnits;
+  /** The window: start of its first hour, end of its newest; null without CGM data. */
+  from: Date | null;
+  to: Date | null;
+  /** The readings counted: those the CGM summary of the period counts. */
+  readings: number;
+  bins: AgpBin[];
+}
+
+export interface AgpArgs {
+  /** `7d`, `14d` (default) or `30d`. */
+  period?: string | null;
+  /** Default: the clinic's preferredBgUnits inside a clinic, else mg/dL. */
+  units?: GlucoseUnits | null;
+  /** An IANA zone for readings whose record and dataset name none. */
+  timeZone?: string | null;
+  /** Read inside this clinic: its rules decide, its zone is the last fallback. */
+  clinicId?: string | null;
+}
+
+/** What the clinics domain answers of a patient read inside a clinic, once it let the caller read the record. */
+export interface ClinicPatientView {
+  /** What the patient granted the clinic. */
+  permissions: readonly string[];
+  timezone: string | null;
+  units: GlucoseUnits;
+}
+
+/** Checks (and logs) the caller's access to the clinic's record of the patient: FORBIDDEN, NOT_FOUND. */
+export type ClinicPatientLookup = (scope: Scope, clinicId: string, userId: string) => Promise<ClinicPatientView>;
+
+interface Computation {
+  period: AgpPeriod;
+  units: GlucoseUnits;
+  callerZone: string | null;
+  clinicZone: string | null;
+}
+
+/**
+ * The AGP: readers of the patient's data (docs/decisions.md, access rules) read it; inside a
+ * clinic, the clinic's rules for its patients' summaries (a patient granting the clinic anything).
+ */
+export class AgpService {
+  constructor(
+    private readonly access: AccessPolicy,
+    private readonly clinicPatient: ClinicPatientLookup,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async agp(scope: Scope, userId: string, args: AgpArgs): Promise<Agp> {
+    assertUserId(userId);
+    const period = agpPeriod(args.period);
+    const callerZone = timeZone(args.timeZone);
+    if (args.clinicId !== null && args.clinicId !== undefined) {
+      const patient = await this.clinicPatient(scope, args.clinicId, userId);
+      if (!patient.permissions.length) throw forbidden('The patient grants the clinic nothing to read');
+      const units = args.units ?? patient.units;
+      return this.compute(scope, userId, { period, units, callerZone, clinicZone: patient.timezone });
+    }
+    await this.access.assertAllowed(scope, userId, MAY_READ_DATA);
+    return this.compute(scope, userId, { period, units: args.units ?? 'MG_DL', callerZone, clinicZone: null });
+  }
+
+  /**
+   * A clinic patient's AGP, for a caller its clinic already let read the patient (as
+   * GlucoseService.summariesOfClinicPatient): the patient's grant to the clinic decides.
+   */
+  async agpOfClinicPatient(
+    scope: Scope,
+    patient: { userId: string; permissions: readonly string[]; timezone: string | null },
+    args: Omit<AgpArgs, 'clinicId'> & { units: GlucoseUnits },
+  ): Promise<Agp> {
+    const period = agpPeriod(args.period);
+    const callerZone = timeZone(args.timeZone);
+    if (!patient.permissions.length) throw forbidden('The patient grants the clinic nothing to read');
+    return this.compute(scope, patient.userId, { period, units: args.units, callerZone, clinicZone: patient.timezone });
+  }
+
+  private async compute(scope: Scope, userId: string, { period, units, ...zones }: Computation): Promise<Agp> {
+    const { window, readings } = await windowReadings(scope.em, userId, period, this.now());
+    const accepted = acceptedReadings(readings, 'cgm');
+    const zonesById = await datasetZones(scope.em, datasetsWithoutOffset(accepted));
+    const bins = agpBins(
+      accepted.map((reading) => ({
+        time: reading.time,
+        mmol: reading.mmol,
+        offsetMinutes: localOffset(reading.time, hintsOf(reading, zonesById.get(reading.datasetId), zones)).minutes,
+      })),
+      units,
+    );
+    return {
+      period,
+      units,
+      from: window && new Date(window.from),
+      to: window && new Date(window.to),
+      readings: accepted.length,
+      bins,
+    };
+  }
+}
+
+/** The datasets whose zone some reading may need: those of readings without an offset of their own. */
+function datasetsWithoutOffset(readings: readonly WindowReading[]): string[] {
+  const ids = new Set<string>();
+  for (const reading of readings) if (!Number.isInteger(reading.recordOffset)) ids.add(reading.datasetId);
+  return [...ids];
+}
+
+function agpPeriod(period: string | null | undefined): AgpPeriod {
+  if (period === null || period === undefined) return DEFAULT_AGP_PERIOD;
+  if (Object.hasOwn(AGP_PERIODS, period)) return period as AgpPeriod;
+  throw invalid(`period must be one of ${Object.keys(AGP_PERIODS).join(', ')}`, 'period');
+}
+
+function timeZone(zone: string | null | undefined): string | null {
+  if (zone === null || zone === undefined) return null;
+  if (zone.length <= 64 && isKnownTimeZone(zone)) return zone;
+  throw invalid('timeZone must be an IANA time zone name such as Europe/Berlin', 'timeZone');
+}

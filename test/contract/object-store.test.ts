@@ -16,7 +16,8 @@ import {
   ObjectStoreUnavailableError,
   type ObjectStore,
 } from '../../src/infra/object-store/object-store';
-import { S3Store, createMinioClient } from '../../src/infra/object-store/s3-store';
+import { S3Store } from '../../src/infra/object-store/s3-store';
+import { createMinioClient } from '../../src/infra/object-store/s3-options';
 import { describeWithS3 } from '../support/describe-with-s3';
 import { randomBucket, sharedS3Settings, startS3Server, type TestS3Server } from '../support/s3-server';
 import { startFaultProxy, type Fault, type FaultProxy, type RequestKind } from '../support/s3-fault-proxy';

@@ -18,64 +18,8 @@ import { connect } from './s3-connection';
 import { errorCode, isMissing, MISSING_CODES, storeFailure } from './s3-failures';
 import { withRetries, type RetryKind, type RetryPolicy } from './s3-retry';
 import { StoreSideError, streamedPut, type StreamedPutTarget } from './s3-streamed-put';
-import { timeoutError } from './s3-wire';
-
-/** Size of each multipart part, and the largest body of unknown size sent in a single PUT. */
-export const S3_PART_SIZE = 8 * 1024 * 1024;
-/** S3's largest single PUT: a body of known size up to this is streamed in one request. */
-const SINGLE_PUT_LIMIT = 5 * 1024 ** 3;
-
-export interface S3StoreOptions {
-  /** Longest wait for a TCP connection to the endpoint (default 3 s). */
-  connectTimeoutMs?: number;
-  /**
-   * Longest silence on an open request, i.e. no byte sent or received (default 15 s). A bound on
-   * inactivity, not on total time: a slow but moving 1 GiB transfer is not cut off.
-   */
-  idleTimeoutMs?: number;
-  /** Part size for multipart uploads (default 8 MiB; S3 needs >= 5 MiB). */
-  partSize?: number;
-  /** Keys per list request and per multi-object delete (default and S3's maximum: 1000). */
-  pageSize?: number;
-  /**
-   * Times a request that can be sent again is retried after SlowDown, a 503 or a reset connection
-   * (default 3; 0: never).
-   */
-  maxRetries?: number;
-  /** Cap of the first random backoff, doubled at each retry up to 2 s (default 100 ms). */
-  retryBaseDelayMs?: number;
-  /** How to wait between attempts (default: a timer); tests pass one that does not sleep. */
-  retryWait?: (ms: number) => Promise<unknown>;
-}
-
-const DEFAULTS = {
-  connectTimeoutMs: 3_000,
-  idleTimeoutMs: 15_000,
-  partSize: S3_PART_SIZE,
-  pageSize: 1000,
-  maxRetries: 3,
-  retryBaseDelayMs: 100,
-};
-
-/** The longest backoff between two attempts. */
-const MAX_RETRY_DELAY_MS = 2_000;
-
-/** The minio client for these settings (path-style addressing, region pinned, no retries). */
-export function createMinioClient(settings: S3Settings, options: S3StoreOptions = {}): Client {
-  return connect(settings, { ...DEFAULTS, ...options }).client;
-}
-
-/**
- * A single PUT's ETag is the hex MD5 of the body, except for objects encrypted with KMS or a
- * customer key, whose ETag is opaque (as AWS documents it). An MD5 ETag other than the announced
- * digest means a server that ignored Content-MD5 and stored something else than the client sent.
- */
-function contradicts(reply: http.IncomingHttpHeaders, md5: string): boolean {
-  const encryption = reply['x-amz-server-side-encryption'] ?? 'AES256';
-  if (encryption !== 'AES256' || reply['x-amz-server-side-encryption-customer-algorithm']) return false;
-  const hex = reply.etag?.replace(/"/g, '').toLowerCase();
-  return hex !== undefined && /^[0-9a-f]{32}$/.test(hex) && hex !== Buffer.from(md5, 'base64').toString('hex');
-}
+import { contradicts, timeoutError } from './s3-wire';
+import { DEFAULTS, MAX_RETRY_DELAY_MS, SINGLE_PUT_LIMIT, type S3StoreOptions } from './s3-options';
 
 /**
  * Objects in one bucket of an S3-compatible server (AWS S3, MinIO, Ceph, Swift s3api…).

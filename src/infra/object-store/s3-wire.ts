@@ -56,3 +56,15 @@ export function connectDeadline(request: http.ClientRequest, ms: number): void {
     request.once('close', clear);
   });
 }
+
+/**
+ * A single PUT's ETag is the hex MD5 of the body, except for objects encrypted with KMS or a
+ * customer key, whose ETag is opaque (as AWS documents it). An MD5 ETag other than the announced
+ * digest means a server that ignored Content-MD5 and stored something else than the client sent.
+ */
+export function contradicts(reply: http.IncomingHttpHeaders, md5: string): boolean {
+  const encryption = reply['x-amz-server-side-encryption'] ?? 'AES256';
+  if (encryption !== 'AES256' || reply['x-amz-server-side-encryption-customer-algorithm']) return false;
+  const hex = reply.etag?.replace(/"/g, '').toLowerCase();
+  return hex !== undefined && /^[0-9a-f]{32}$/.test(hex) && hex !== Buffer.from(md5, 'base64').toString('hex');
+}

@@ -101,14 +101,17 @@ function axes(agp: Agp, { x, y }: ReturnType<typeof scales>): string {
   return parts.join('');
 }
 
-/** The target range, 70–180 mg/dL (3.9–10.0 mmol/L): a shaded band between two lines. */
+/** The target range, 70–180 mg/dL (3.9–10.0 mmol/L): a shaded band under the data, its limits as lines over it. */
 function target(agp: Agp, { y }: ReturnType<typeof scales>): string {
   const low = y(fromMmol(THRESHOLDS_MMOL.low, agp.units));
   const high = y(fromMmol(THRESHOLDS_MMOL.high, agp.units));
   const width = PLOT.right - PLOT.left;
   const edge = (at: number) =>
     `<line class="target" x1="${PLOT.left}" y1="${at}" x2="${PLOT.right}" y2="${at}" stroke="${COLOURS.target}" stroke-width="1.5" stroke-dasharray="6 4"/>`;
-  return `<rect class="target-range" x="${PLOT.left}" y="${high}" width="${width}" height="${round(low - high)}" fill="${COLOURS.target}" fill-opacity="0.08"/>${edge(low)}${edge(high)}`;
+  return {
+    band: `<rect class="target-range" x="${PLOT.left}" y="${high}" width="${width}" height="${round(low - high)}" fill="${COLOURS.target}" fill-opacity="0.08"/>`,
+    lines: edge(low) + edge(high),
+  };
 }
 
 const dateText = (date: Date) => `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
@@ -128,7 +131,7 @@ function titles(agp: Agp): string {
 
 function legend(): string {
   const item = (at: number, colour: string, text: string, shape: string) =>
-    `<g transform="translate(${at} 64)">${shape.replace('COLOUR', colour)}<text x="22" y="4">${escapeXml(text)}</text></g>`;
+    `<g transform="translate(${at} 28)">${shape.replace('COLOUR', colour)}<text x="22" y="4">${escapeXml(text)}</text></g>`;
   const box = '<rect x="0" y="-6" width="16" height="10" fill="COLOUR"/>';
   return [
     item(560, COLOURS.outer, '5–95%', box),
@@ -146,6 +149,7 @@ function legend(): string {
 /** The consensus AGP chart of `agp` as a standalone SVG document (plain markup: no browser, no DOM). */
 export function agpSvg(agp: Agp): string {
   const scale = scales(agp);
+  const range = target(agp, scale);
   const description = `AGP, ${agp.period}, ${UNIT_NAMES[agp.units]}`;
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
@@ -153,8 +157,9 @@ export function agpSvg(agp: Agp): string {
     `<title>${escapeXml(description)}</title>`,
     `<rect width="${WIDTH}" height="${HEIGHT}" fill="#ffffff"/>`,
     axes(agp, scale),
-    target(agp, scale),
+    range.band,
     bands(agp, scale),
+    range.lines,
     `<rect x="${PLOT.left}" y="${PLOT.top}" width="${PLOT.right - PLOT.left}" height="${PLOT.bottom - PLOT.top}" fill="none" stroke="#888"/>`,
     titles(agp),
     legend(),

@@ -1,0 +1,160 @@
+import { describe, expect, it } from '@jest/globals';
+import type { StoredReading } from '../glucose.loaders';
+import { mgdlToMmol } from '../summary/units';
+import { CSV_COLUMNS, exportedReading, formulaSafe, readingRow, uploadRow, exportedUpload } from './export-rows';
+
+const reading = (fields: Record<string, unknown>, overrides: Partial<StoredReading> = {}): StoredReading => ({
+  id: 'a'.repeat(32),
+  type: 'cbg',
+  time: new Date('2024-03-10T09:30:00Z'),
+  value: mgdlToMmol(140),
+  minutes: 5,
+  datasetId: 'd'.repeat(32),
+  deviceId: 'DexG6',
+  fields,
+  createdTime: new Date('2024-03-11T00:00:00Z'),
+  ...overrides,
+});
+
+describe('an exported reading’s local time', () => {
+  it('applies the record’s own offset before any zone', () => {
+    const row = exportedReading(reading({ timezoneOffset: 330 }), 'mg/dL', 'America/New_York', { callerZone: 'UTC' });
+    expect(row).toMatchObject({
+      localTime: '2024-03-10T15:00:00',
+      localTimeOffset: 330,
+      localTimeSource: 'record-offset',
+    });
+  });
+
+  it('uses the dataset’s zone at the reading’s own instant, across a DST change', () => {
+    const before = exportedReading(
+      reading({}, { time: new Date('2024-03-10T06:30:00Z') }),
+      'mg/dL',
+      'America/New_York',
+      {},
+    );
+    const after = exportedReading(
+      reading({}, { time: new Date('2024-03-10T07:30:00Z') }),
+      'mg/dL',
+      'America/New_York',
+      {},
+    );
+    expect([before.localTime, before.localTimeOffset]).toEqual(['2024-03-10T01:30:00', -300]);
+    expect([after.localTime, after.localTimeOffset, after.localTimeSource]).toEqual([
+      '2024-03-10T03:30:00',
+      -240,
+      'dataset-zone',
+    ]);
+  });
+
+  it('falls back to the caller’s zone, then the clinic’s, then UTC', () => {
+    const bare = reading({});
+    expect(
+      exportedReading(bare, 'mg/dL', undefined, { callerZone: 'Asia/Kolkata', clinicZone: 'Europe/Paris' }),
+    ).toMatchObject({
+      localTime: '2024-03-10T15:00:00',
+      localTimeSource: 'caller-zone',
+    });
+    expect(exportedReading(bare, 'mg/dL', undefined, { clinicZone: 'Asia/Kathmandu' })).toMatchObject({
+      localTime: '2024-03-10T15:15:00',
+      localTimeOffset: 345,
+      localTimeSource: 'clinic-zone',
+    });
+    expect(exportedReading(bare, 'mg/dL', undefined, {})).toMatchObject({
+      localTime: '2024-03-10T09:30:00',
+      localTimeSource: 'utc',
+    });
+  });
+});
+
+describe('an exported reading’s value', () => {
+  it('is the stored mmol/L in mmol/L, and × 18.01559 in mg/dL, unrounded to 1e-9', () => {
+    const stored = reading({}, { value: 7.77105 });
+    expect(exportedReading(stored, 'mmol/L', undefined, {})).toMatchObject({ value: 7.77105, units: 'mmol/L' });
+    const mgdl = exportedReading(stored, 'mg/dL', undefined, {});
+    expect(mgdl.units).toBe('mg/dL');
+    expect(Math.abs(mgdl.value - 140.0000506695)).toBeLessThan(1e-9);
+    expect(Math.abs(mgdl.value - 140)).toBeLessThan(18.01559 * 0.000005);
+  });
+
+  it('keeps the record’s own fields, Tidepool’s names, the upload id and the device', () => {
+    const row = exportedReading(reading({ trend: 'constant', sampleInterval: 300000 }), 'mmol/L', undefined, {});
+    expect(row).toMatchObject({
+      id: 'a'.repeat(32),
+      type: 'cbg',
+      time: '2024-03-10T09:30:00.000Z',
+      uploadId: 'd'.repeat(32),
+      deviceId: 'DexG6',
+      trend: 'constant',
+      sampleInterval: 300000,
+    });
+  });
+});
+
+describe('table rows', () => {
+  it('give each reading its columns and the rest of its fields as JSON', () => {
+    const exported = exportedReading(
+      reading({ trend: 'slowRise', backfilled: true, notes: ['after lunch'], payload: { a: 1 } }),
+      'mmol/L',
+      undefined,
+      {},
+    );
+    const row = readingRow(exported);
+    expect(row).toMatchObject({ type: 'cbg', trend: 'slowRise', backfilled: true, value: 7.77105, units: 'mmol/L' });
+    expect(JSON.parse(row.otherFields as string)).toEqual({ notes: ['after lunch'], payload: { a: 1 } });
+    expect(Object.keys(row).every((column) => CSV_COLUMNS.includes(column))).toBe(true);
+    const smbg = readingRow(exportedReading(reading({ subType: 'manual' }, { type: 'smbg' }), 'mg/dL', undefined, {}));
+    expect(smbg).toMatchObject({ type: 'smbg', subType: 'manual', otherFields: null });
+    expect(smbg).not.toHaveProperty('trend');
+  });
+
+  it('give an upload its device, client and zone, lists joined with |', () => {
+    const upload = exportedUpload({
+      id: 'd'.repeat(32),
+      userId: 'u',
+      dataSetType: 'normal',
+      state: 'closed',
+      deduplicator: 'org.tidepool.deduplicator.none',
+      deviceId: 'DexG6',
+      details: {
+        client: { name: 'org.tidepool.uploader', version: '2.60.0' },
+        deviceManufacturers: ['Dexcom', 'Other'],
+        deviceModel: 'G6',
+        deviceSerialNumber: 'SN1',
+        timezone: 'Europe/Paris',
+        time: '2024-03-02T08:00:00Z',
+      },
+      createdUserId: null,
+      createdTime: new Date('2024-03-02T08:00:01Z'),
+      modifiedTime: null,
+    });
+    expect(upload).toMatchObject({ type: 'upload', uploadId: 'd'.repeat(32), timezone: 'Europe/Paris' });
+    expect(uploadRow(upload)).toMatchObject({
+      type: 'upload',
+      deviceManufacturers: 'Dexcom|Other',
+      deviceModel: 'G6',
+      deviceSerialNumber: 'SN1',
+      clientName: 'org.tidepool.uploader',
+      clientVersion: '2.60.0',
+      timezone: 'Europe/Paris',
+      time: '2024-03-02T08:00:00Z',
+      createdTime: '2024-03-02T08:00:01.000Z',
+    });
+  });
+});
+
+describe('formula-safe cells', () => {
+  it.each(['=1+1', '+1', '-2', '@SUM(A1)', '\tx', '\rx'])('escapes text starting like a formula: %j', (text) => {
+    expect(formulaSafe(text)).toBe(`'${text}`);
+  });
+
+  it('leaves other text, numbers (negative too) and empty cells alone', () => {
+    expect([formulaSafe('DexG6'), formulaSafe(-5), formulaSafe(null), formulaSafe(''), formulaSafe('a=b')]).toEqual([
+      'DexG6',
+      -5,
+      null,
+      '',
+      'a=b',
+    ]);
+  });
+});

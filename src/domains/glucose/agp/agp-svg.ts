@@ -102,7 +102,7 @@ function axes(agp: Agp, { x, y }: ReturnType<typeof scales>): string {
 }
 
 /** The target range, 70–180 mg/dL (3.9–10.0 mmol/L): a shaded band under the data, its limits as lines over it. */
-function target(agp: Agp, { y }: ReturnType<typeof scales>): string {
+function target(agp: Agp, { y }: ReturnType<typeof scales>): { band: string; lines: string } {
   const low = y(fromMmol(THRESHOLDS_MMOL.low, agp.units));
   const high = y(fromMmol(THRESHOLDS_MMOL.high, agp.units));
   const width = PLOT.right - PLOT.left;

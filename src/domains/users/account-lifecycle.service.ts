@@ -4,7 +4,8 @@ import { isAuthenticated } from '../../kernel/principal';
 import type { Scope } from '../../kernel/scope';
 import { assertEmail, assertEmails, assertUserId } from '../../kernel/validation';
 import type { AccessPolicy } from '../permissions/access-policy';
-import { UserSchema, type UserRecord } from './user.entity';
+import type { UserRecord } from './user.entity';
+import { deleteUser } from './users.repository';
 import { userLoader } from './users.loaders';
 import type { AccountAddress, UsersService } from './users.service';
 
@@ -113,7 +114,7 @@ export class AccountLifecycleService {
     // before (and its record is removed by the hooks below) or finds no account and is undone.
     const afterCommit = await scope.em.transactional(async (tx) => {
       const addresses = await this.users.addressesOf(tx, user.id);
-      await tx.nativeDelete(UserSchema, { id: user.id });
+      await deleteUser(tx, user.id);
       const steps: AfterDeletion[] = [];
       for (const hook of this.deletionHooks) {
         const step = await hook({ ...scope, em: tx }, user.id, addresses);

@@ -15,7 +15,7 @@ function fixture() {
       return new Set(targets.filter((target) => target !== id(2)));
     },
   } as unknown as AccessPolicy;
-  const connection = {
+  const em = {
     execute: async (_sql: string, ids: string[]) => {
       selected.push(ids);
       return ids.map((userId) => ({ id: userId, emails: [], roles: [] }));
@@ -23,7 +23,7 @@ function fixture() {
   };
   const scope = {
     principal: { userId: id(1), isServer: false },
-    em: { getConnection: () => connection },
+    em,
     loaders: new LoaderRegistry(),
   } as unknown as Scope;
   return { service: new UsersService(access), scope, checked, selected };

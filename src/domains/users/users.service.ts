@@ -1,6 +1,5 @@
-import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { conflict, forbidden, invalid, notFound, unauthenticated } from '../../kernel/errors';
+import { forbidden, invalid, notFound, unauthenticated } from '../../kernel/errors';
 import { hexId } from '../../kernel/ids';
 import type { Principal } from '../../kernel/principal';
 import type { Scope } from '../../kernel/scope';
@@ -16,8 +15,19 @@ import type { AccessPolicy } from '../permissions/access-policy';
 import { changesCredentials, needsCurrentPassword } from './credential-changes';
 import { releasing, yieldsToSignUp } from './custodial-addresses';
 import { hashPassword, verifyAgainstDecoy, verifyPassword } from './password-hash';
-import { UserEmailSchema, UserSchema, type UserRecord } from './user.entity';
+import type { UserRecord } from './user.entity';
 import { userLoader } from './users.loaders';
+import {
+  addressesOf,
+  existingUserIds,
+  findUserByEmail,
+  findUserById,
+  holdUser,
+  managedUser,
+  newUser,
+  saveUserWithEmails,
+  updateUser,
+} from './users.repository';
 
 /** A login address of an account, and when it became the account's. */
 export interface AccountAddress {
@@ -147,7 +157,7 @@ export class UsersService {
     }
 
     // The loader hands out plain snapshots; the account being changed becomes a managed entity.
-    const user = scope.em.merge(UserSchema, current);
+    const user = managedUser(scope.em, current);
     if (roles) user.roles = roles;
     if (changes.emailVerified != null) user.emailVerified = changes.emailVerified;
     if (changes.termsAccepted != null) user.termsAccepted = changes.termsAccepted;
@@ -168,7 +178,7 @@ export class UsersService {
 
   /** Marks the account's address verified (its owner presented the key mailed to it). */
   async markEmailVerified(tx: EntityManager, userId: string): Promise<void> {
-    await tx.nativeUpdate(UserSchema, { id: userId }, { emailVerified: true, modifiedTime: new Date() });
+    await updateUser(tx, userId, { emailVerified: true, modifiedTime: new Date() });
   }
 
   /**
@@ -177,11 +187,7 @@ export class UsersService {
    */
   async replacePassword(tx: EntityManager, userId: string, password: string): Promise<void> {
     const passwordHash = await hashPassword(assertPassword(password));
-    await tx.nativeUpdate(
-      UserSchema,
-      { id: userId },
-      { passwordHash, modifiedTime: new Date(), modifiedUserId: userId },
-    );
+    await updateUser(tx, userId, { passwordHash, modifiedTime: new Date(), modifiedUserId: userId });
   }
 
   /**
@@ -253,9 +259,8 @@ export class UsersService {
    * The account's login addresses (its username and emails, lower-cased), each with when it
    * became the account's, oldest first. No access check: for what the caller already may read.
    */
-  async addressesOf(em: EntityManager, userId: string): Promise<AccountAddress[]> {
-    const rows = await em.find(UserEmailSchema, { user: userId }, { orderBy: { addedTime: 'asc', email: 'asc' } });
-    return rows.map(({ email, addedTime }) => ({ email, addedTime }));
+  addressesOf(em: EntityManager, userId: string): Promise<AccountAddress[]> {
+    return addressesOf(em, userId);
   }
 
   /** Which of `ids` are accounts. */
@@ -271,8 +276,7 @@ export class UsersService {
   async existingIds(em: EntityManager, ids: readonly string[]): Promise<Set<string>> {
     const candidates = ids.filter((id) => USER_ID_PATTERN.test(id));
     if (!candidates.length) return new Set();
-    const rows = await em.find(UserSchema, { id: { $in: candidates } }, { fields: ['id'], disableIdentityMap: true });
-    return new Set(rows.map((row) => row.id));
+    return existingUserIds(em, candidates);
   }
 
   /**
@@ -281,9 +285,8 @@ export class UsersService {
    * meanwhile either waits for the record (and then removes it) or has already removed the
    * account, and this answers false.
    */
-  async holdExisting(tx: EntityManager, id: string): Promise<boolean> {
-    const rows = await tx.find(UserSchema, { id }, { fields: ['id'], lockMode: LockMode.PESSIMISTIC_READ });
-    return rows.length === 1;
+  holdExisting(tx: EntityManager, id: string): Promise<boolean> {
+    return holdUser(tx, id);
   }
 
   /** Checks a login name (username or any email) and password; null when they do not match. */
@@ -293,13 +296,12 @@ export class UsersService {
     return (await verifyPassword(password, user.passwordHash)) ? user : null;
   }
 
-  async findById(em: EntityManager, id: string): Promise<UserRecord | null> {
-    return em.findOne(UserSchema, { id });
+  findById(em: EntityManager, id: string): Promise<UserRecord | null> {
+    return findUserById(em, id);
   }
 
-  async findByEmail(em: EntityManager, email: string): Promise<UserRecord | null> {
-    const row = await em.findOne(UserEmailSchema, { email: email.toLowerCase() }, { populate: ['user'] });
-    return row ? (row.user as unknown as UserRecord) : null;
+  findByEmail(em: EntityManager, email: string): Promise<UserRecord | null> {
+    return findUserByEmail(em, email);
   }
 
   private async resolveId(scope: Scope, idOrEmail: string): Promise<string | null> {
@@ -342,23 +344,19 @@ export class UsersService {
     createdBy: string | null,
     options: { takesCustodialAddresses?: boolean } = {},
   ): Promise<UserRecord> {
-    const user = em.create(
-      UserSchema,
-      {
-        id: hexId(10),
-        username: fields.username ?? null,
-        emails: fields.emails,
-        passwordHash: fields.passwordHash ?? null,
-        roles: fields.roles,
-        emailVerified: fields.emailVerified ?? false,
-        termsAccepted: null,
-        createdTime: new Date(),
-        createdUserId: createdBy,
-        modifiedTime: null,
-        modifiedUserId: null,
-      },
-      { persist: false },
-    );
+    const user = newUser(em, {
+      id: hexId(10),
+      username: fields.username ?? null,
+      emails: fields.emails,
+      passwordHash: fields.passwordHash ?? null,
+      roles: fields.roles,
+      emailVerified: fields.emailVerified ?? false,
+      termsAccepted: null,
+      createdTime: new Date(),
+      createdUserId: createdBy,
+      modifiedTime: null,
+      modifiedUserId: null,
+    });
     await this.saveWithEmails(em, user, options.takesCustodialAddresses ?? false);
     return user;
   }
@@ -370,46 +368,9 @@ export class UsersService {
    * released to it instead: the holder keeps its data and custodians, and loses that address
    * from its username and emails.
    */
-  private async saveWithEmails(em: EntityManager, user: UserRecord, takesCustodialAddresses = false): Promise<void> {
-    const addresses = new Set(
-      [user.username, ...user.emails].filter((v): v is string => !!v).map((v) => v.toLowerCase()),
+  private saveWithEmails(em: EntityManager, user: UserRecord, takesCustodialAddresses = false): Promise<void> {
+    return saveUserWithEmails(em, user, (holder, email) =>
+      takesCustodialAddresses && yieldsToSignUp(holder, email) ? releasing(holder, email) : null,
     );
-    try {
-      await em.transactional(async (tx) => {
-        tx.persist(user);
-        await tx.flush();
-        await tx.nativeDelete(UserEmailSchema, { user: user.id, email: { $nin: [...addresses] } });
-        // Locked: two sign-ups taking the same custodial address one after the other, the second
-        // finds it already taken by the first, not still the custodial account's.
-        const existing = await tx.find(
-          UserEmailSchema,
-          { email: { $in: [...addresses] } },
-          { lockMode: LockMode.PESSIMISTIC_WRITE },
-        );
-        const holderOf = (row: (typeof existing)[number]) => row.user as unknown as UserRecord;
-        const others = existing.filter((row) => holderOf(row).id !== user.id);
-        // The holders' records, into the identity map where the rows' references point.
-        if (takesCustodialAddresses && others.length)
-          await tx.find(UserSchema, { id: { $in: others.map((row) => holderOf(row).id) } });
-        const addedTime = new Date();
-        for (const row of others) {
-          const holder = holderOf(row);
-          if (!takesCustodialAddresses || !yieldsToSignUp(holder, row.email))
-            throw conflict(`${row.email} is already used by another account`);
-          Object.assign(holder, releasing(holder, row.email), { modifiedTime: addedTime, modifiedUserId: null });
-          tx.assign(row, { user: user.id, addedTime });
-        }
-        const known = new Set(existing.map((row) => row.email));
-        for (const email of addresses)
-          if (!known.has(email)) tx.create(UserEmailSchema, { email, user: user.id, addedTime });
-        await tx.flush();
-      });
-    } catch (error) {
-      // Two requests claiming the same address at once: the primary key decides.
-      if (error instanceof UniqueConstraintViolationException) {
-        throw conflict('That email address is already used by another account');
-      }
-      throw error;
-    }
   }
 }

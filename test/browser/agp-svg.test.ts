@@ -11,21 +11,21 @@ const PNG = '/tmp/islet-agp-chart.png';
 const xOfBin = (bin: number) => Math.round(70 + ((bin * 15 + 7.5) / 1440) * 810);
 const yOf = (mgdl: number) => Math.round(430 - mgdl);
 
-/** The pixel colour at (x, y) of the SVG drawn on a canvas, as `#rrggbb`. */
+/** Draws the chart on a canvas in the page and reads one pixel back (runs in Chromium, hence a string). */
+const READ_PIXEL = `(([x, y]) => {
+  const image = document.getElementById('chart');
+  const canvas = document.createElement('canvas');
+  canvas.width = image.naturalWidth;
+  canvas.height = image.naturalHeight;
+  const context = canvas.getContext('2d');
+  context.drawImage(image, 0, 0);
+  return Array.from(context.getImageData(x, y, 1, 1).data.slice(0, 3));
+})`;
+
+/** The pixel colour at (x, y) of the SVG as the browser draws it, as `#rrggbb`. */
 async function colourAt(page: Page, x: number, y: number): Promise<string> {
-  return page.evaluate(
-    ([px, py]) => {
-      const image = document.getElementById('chart') as HTMLImageElement;
-      const canvas = document.createElement('canvas');
-      canvas.width = image.naturalWidth;
-      canvas.height = image.naturalHeight;
-      const context = canvas.getContext('2d')!;
-      context.drawImage(image, 0, 0);
-      const [r, g, b] = context.getImageData(px!, py!, 1, 1).data;
-      return `#${[r, g, b].map((value) => value!.toString(16).padStart(2, '0')).join('')}`;
-    },
-    [x, y],
-  );
+  const rgb = (await page.evaluate(`${READ_PIXEL}([${x}, ${y}])`)) as number[];
+  return `#${rgb.map((value) => value.toString(16).padStart(2, '0')).join('')}`;
 }
 
 describeWithBrowser('the AGP chart in Chromium', () => {
@@ -37,7 +37,7 @@ describeWithBrowser('the AGP chart in Chromium', () => {
     page = await browser.newPage({ viewport: { width: 900, height: 480 } });
     const source = `data:image/svg+xml;base64,${Buffer.from(agpSvg(sampleAgp())).toString('base64')}`;
     await page.setContent(`<body style="margin:0"><img id="chart" src="${source}"></body>`);
-    await page.locator('#chart').evaluate((image: HTMLImageElement) => image.decode());
+    await page.evaluate("document.getElementById('chart').decode()");
     await page.screenshot({ path: PNG });
   }, 60_000);
 

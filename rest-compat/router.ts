@@ -1,12 +1,18 @@
 import { pipeline } from 'node:stream/promises';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import { isEnumType, parse, validate, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql';
-import { RETRY_AFTER_SECONDS } from '../src/auth/endpoints/unavailable';
 import { describeInputError, type EnumValues } from '../src/graphql/errors';
 import { prepareOperation } from '../src/graphql/compiled-operation';
 import { requestLogger } from '../src/http/request-context';
 import { asAppError } from '../src/infra/failures';
-import { invalid, isAppError, retryAfterOf, unauthenticated, type AppError } from '../src/kernel/errors';
+import {
+  invalid,
+  isAppError,
+  retryAfterOf,
+  unauthenticated,
+  UNAVAILABLE_RETRY_AFTER_SECONDS,
+  type AppError,
+} from '../src/kernel/errors';
 import { isAuthenticated } from '../src/kernel/principal';
 import type { Scope } from '../src/kernel/scope';
 import { findNul, findNulInVariables, longListInVariables, nulRefused } from '../src/kernel/validation';
@@ -27,7 +33,7 @@ export function sendAppError(res: Response, error: AppError, overrides: RestRout
   if (error.code === 'UNAVAILABLE' && error.cause !== undefined)
     requestLogger(res)?.error({ err: error.cause, reason: error.message }, 'dependency unavailable');
   const status = overrides[error.code] ?? HTTP_STATUS[error.code];
-  if (status === 503) res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
+  if (status === 503) res.setHeader('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
   const retryAfter = retryAfterOf(error);
   if (retryAfter !== undefined) res.setHeader('Retry-After', String(retryAfter));
   res.status(status).json(errorBody(status, error.message));

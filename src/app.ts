@@ -12,6 +12,7 @@ import { schemaFor } from './graphql/resolvers';
 import { createServices } from './services';
 import { asAppError } from './infra/failures';
 import { realmRoutes } from './auth/endpoints';
+import { realmUnavailable } from './auth/endpoints/unavailable';
 import { asksOnlyFor, graphqlHttpHandler, onlyMutationOf } from './graphql/http';
 import { CREDENTIAL_FREE_MUTATIONS } from './auth/sessions.resolver';
 import { createApolloServer } from './graphql/server';
@@ -33,7 +34,8 @@ import { protectAccountChanges } from './auth/account-protection';
 import { DEV_CLIENT_ID } from './auth/oidc/clients';
 import { forgetOverriddenSecret } from './infra/secrets';
 import { refuseBadGraphQLInput, refuseUnreadableRequests } from './http/request-guard';
-import { OAuthError, sendOAuthError } from './auth/endpoints/oauth-errors';
+import { OAuthError } from './auth/oauth-error';
+import { sendOAuthError } from './auth/endpoints/oauth-errors';
 import { requestContext, requestedPath } from './http/request-context';
 import type { Orm } from './infra/database/orm';
 import type { Logger } from './infra/logger';
@@ -111,7 +113,7 @@ export async function createApp({
   app.use(uploadInfoRouter());
   // With METRICS_PORT the service's own port has no /metrics (src/service.ts serves it there).
   if (config.metricsPort === undefined) app.get('/metrics', metricsEndpoint(config));
-  app.use('/realms', realms.router(realmRoutes(services, config, logger, orm)));
+  app.use('/realms', realms.router(realmRoutes(services, config, logger, orm), realmUnavailable(logger)));
 
   const uploadTime = uploadDeadline(uploadRequestTimeoutMs(config.uploadTimeoutSeconds * 1000));
   const multipart = graphqlMultipart(graphqlError);

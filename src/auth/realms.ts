@@ -8,7 +8,6 @@ import type { DatabaseEvents } from '../infra/database/events';
 import type { AccountDirectory } from './accounts';
 import type { LoginGuard } from './login-guard';
 import type { SessionRevocations } from './session-revocations';
-import { realmUnavailable } from './endpoints/unavailable';
 import { DEV_CLIENT_ID, registerClients, removeUndefinedClients, type ClientDefinition } from './oidc/clients';
 import type { ResourceServerInfo } from './oidc/issue-tokens';
 import { KEYS_ROTATED_CHANNEL, loadRealmKeys, publicJwk } from './oidc/keys';
@@ -150,9 +149,9 @@ export class Realms {
 
   /**
    * `/realms/{realm}/...`: Islet's own per-realm routes (`own`: login pages, userinfo, ...) and
-   * then the realm's provider. An unknown realm is a JSON 404.
+   * then the realm's provider; `failed` answers what they throw. An unknown realm is a JSON 404.
    */
-  router(own: express.Router): express.Router {
+  router(own: express.Router, failed: express.ErrorRequestHandler): express.Router {
     const router = express.Router();
     router.use(
       '/:realm',
@@ -169,7 +168,7 @@ export class Realms {
       },
       own,
       (_req: Request, res: Response) => (res.locals.realm as RealmRuntime).handle(_req, res),
-      realmUnavailable(this.options.logger),
+      failed,
     );
     return router;
   }

@@ -1,6 +1,6 @@
 import express, { type Router } from 'express';
 import { REALMS } from '../config';
-import { html } from '../auth/interactions/html';
+import { html } from '../kernel/html';
 
 export interface FrontDoorOptions {
   /** The service's public base URL; every link is absolute under it. */

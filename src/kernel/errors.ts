@@ -39,6 +39,9 @@ export const notFound = (message: string) => new AppError('NOT_FOUND', message);
 export const invalid = (message: string, field?: string) =>
   new AppError('INVALID', message, field === undefined ? {} : { field });
 export const conflict = (message: string) => new AppError('CONFLICT', message);
+/** How long clients are asked to wait before trying again while a dependency (database, object store) is away. */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
 /** Refused until a budget refills: `retryAfter` (whole seconds) goes to clients, as Retry-After on HTTP. */
 export const rateLimited = (message: string, retryAfter: number) =>
   new AppError('RATE_LIMITED', message, { retryAfter });

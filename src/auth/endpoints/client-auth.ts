@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import type Provider from 'oidc-provider';
-import { OAuthError } from './oauth-errors';
+import { OAuthError } from '../oauth-error';
 
 type Client = NonNullable<Awaited<ReturnType<Provider['Client']['find']>>>;
 

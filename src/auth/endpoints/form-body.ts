@@ -3,7 +3,8 @@ import { Readable } from 'node:stream';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { bodyError, hasBody } from '../../http/body-parsing';
 import { NUL } from '../../kernel/validation';
-import { OAuthError, sendOAuthError } from './oauth-errors';
+import { OAuthError } from '../oauth-error';
+import { sendOAuthError } from './oauth-errors';
 
 /** oidc-provider's own limit at the token endpoint, so that all four form endpoints agree. */
 const FORM_BODY_LIMIT_BYTES = 56 * 1024;

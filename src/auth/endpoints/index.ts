@@ -6,7 +6,7 @@ import type { Services } from '../../services';
 import type { Orm } from '../../infra/database/orm';
 import { AccountPages } from '../interactions/account-pages';
 import { InteractionRoutes } from '../interactions/interaction-routes';
-import { messagePage, PAGE_HEADERS } from '../interactions/pages';
+import { messagePage, PAGE_HEADERS } from '../pages/pages';
 import { realmOf } from '../realms';
 import { formGuard } from './form-body';
 import { TokenEndpoints } from './token-endpoints';

@@ -8,7 +8,8 @@ import type { SessionRevocations } from '../session-revocations';
 import type { TokenVerifier, VerifiedToken } from '../token-verifier';
 import { authenticateClient } from './client-auth';
 import { formBody } from './form-body';
-import { OAuthError, sendOAuthError } from './oauth-errors';
+import { OAuthError } from '../oauth-error';
+import { sendOAuthError } from './oauth-errors';
 
 /** A token that cannot be read is no token, unless the database is away: that is a 503. */
 function notFoundUnlessUnavailable(error: unknown): undefined {

@@ -9,7 +9,7 @@ import type { Scope } from '../../kernel/scope';
 import { anonymousScope } from '../../http/authenticate';
 import { HTTP_STATUS } from '../../http/http-errors';
 import { realmOf, type RealmRuntime } from '../realms';
-import { accountFormPage, messagePage, PAGE_HEADERS, type AccountForm } from './pages';
+import { accountFormPage, messagePage, PAGE_HEADERS, type AccountForm } from '../pages/pages';
 
 const NEW_PASSWORD_FIELDS: AccountForm['fields'] = [
   { name: 'password', label: 'New password', type: 'password', autocomplete: 'new-password' },

@@ -12,8 +12,8 @@ import type { BrokerStates } from '../brokering/broker-states';
 import type { LoginGuard } from '../login-guard';
 import { realmOf, type RealmRuntime } from '../realms';
 import type { AccountPages } from './account-pages';
-import { consentPage, loginPage, messagePage, PAGE_HEADERS, pageHeaders } from './pages';
-import { STYLESHEET } from './stylesheet';
+import { consentPage, loginPage, messagePage, PAGE_HEADERS, pageHeaders } from '../pages/pages';
+import { STYLESHEET } from '../pages/stylesheet';
 
 type Interaction = Awaited<ReturnType<RealmRuntime['provider']['interactionDetails']>>;
 

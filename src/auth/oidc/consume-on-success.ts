@@ -1,6 +1,6 @@
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { isDatabaseUnavailable } from '../../infra/database/availability';
-import { answerUnavailable } from '../endpoints/unavailable';
+import { answerUnavailable } from './unavailable';
 import { deferredConsumes } from './postgres-adapter';
 
 /**

@@ -14,8 +14,9 @@ import { consumeOnSuccess } from './consume-on-success';
 import { SUPPORTED_SCOPES } from './scopes';
 import { loadExistingGrant } from './consent';
 import { isDatabaseUnavailable } from '../../infra/database/availability';
-import { answerUnavailable, RETRY_AFTER_SECONDS, unavailablePage } from '../endpoints/unavailable';
-import { logoutPage, messagePage, PAGE_HEADERS, pageHeaders } from '../interactions/pages';
+import { UNAVAILABLE_RETRY_AFTER_SECONDS } from '../../kernel/errors';
+import { answerUnavailable, unavailablePage } from './unavailable';
+import { logoutPage, messagePage, PAGE_HEADERS, pageHeaders } from '../pages/pages';
 
 /** The resource every API access token is issued for; its audience is what the API accepts. */
 export const API_RESOURCE = 'urn:islet:api';
@@ -102,7 +103,7 @@ export function createRealmProvider(options: RealmProviderOptions): Provider {
       ctx.set(PAGE_HEADERS);
       if (isDatabaseUnavailable(error)) {
         ctx.status = 503;
-        ctx.set('Retry-After', String(RETRY_AFTER_SECONDS));
+        ctx.set('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
         ctx.body = unavailablePage(realm);
         return;
       }

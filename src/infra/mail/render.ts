@@ -1,9 +1,5 @@
+import { escapeHtml } from '../../kernel/html';
 import type { Mail } from './mail';
-
-/** Text made safe for HTML element content and quoted attribute values. */
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
-}
 
 /**
  * An absolute link into the service under `baseUrl` (PUBLIC_URL, path prefix kept): `path` is

@@ -1,4 +1,4 @@
-import { html, Html } from './html';
+import { html, Html } from '../../kernel/html';
 
 const BASE_POLICY =
   "default-src 'none'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'";

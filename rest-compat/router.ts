@@ -155,6 +155,20 @@ function discardUnreadBody(req: Request): void {
   req.resume();
 }
 
+/** Passes a request its negotiated download does not serve on to the next route of the path (the JSON row). */
+function negotiation(route: ContentRoute): RequestHandler {
+  const negotiated = route.negotiated;
+  if (!negotiated) return (_req, _res, next) => next();
+  return (req, _res, next) => {
+    const { format } = req.query;
+    const chosen =
+      format === undefined
+        ? req.accepts(['application/json', negotiated.mediaType]) === negotiated.mediaType
+        : format !== 'json';
+    next(chosen ? undefined : 'route');
+  };
+}
+
 /** What runs before a route's operation: body parsing and authentication, chosen per route. */
 export type EdgeFor = (route: RestRoute) => RequestHandler[];
 
@@ -172,7 +186,7 @@ export function restCompatRouter(
   const enumValues = enumValuesOf(schema);
   for (const route of downloads.routes) {
     const queryOf = declaredQuery(route.doc);
-    router.get(route.path, ...downloads.edge, async (req: Request, res: Response) => {
+    router.get(route.path, negotiation(route), ...downloads.edge, async (req: Request, res: Response) => {
       try {
         const scope = scopeOf(res);
         scope.accessTrail.operation = `GET ${route.path}`;

@@ -1,19 +1,12 @@
 import { invalid } from '../../src/kernel/errors';
-import { parseDateTime } from '../../src/kernel/validation';
-import { listParameter, oneParameter } from '../binary';
 import { jsonObject, optionalJsonObject, withTypes } from '../body';
 import { PERMISSION_NAME, SUMMARY_PERIOD } from '../enums';
 import type { RestRequest, RestRoute } from '../route';
 import { CLINIC, CLINIC_FIELDS, legacyClinic, OFFSET_PAGING, offsetPaging } from './clinics';
 import { permissionSet } from './permissions';
 import { legacySummary, SUMMARY_ALIASES, SUMMARY_FIELDS, summaryFields } from '../patient-summary';
-import {
-  checkSummarySort,
-  isSummarySortField,
-  parseSummaryParameters,
-  type KindFilter,
-  type SummaryFilter,
-} from '../../src/domains/clinics/patient-filters';
+import type { KindFilter, SummaryFilter } from '../../src/domains/clinics/patient-filters';
+import { patientListQuery } from '../patient-list-query';
 import { statColumn } from '../../src/domains/glucose/period-stats';
 import { DATA_SOURCE_FIELDS, legacyDataSources } from './tide';
 import { arrayOf, graphqlInput, integer, object, PERMISSION_SET, string } from '../openapi/schemas';
@@ -83,9 +76,6 @@ function permissionNames(value: unknown, field = 'permissions'): string[] {
   return PERMISSION_NAME.values(names, field);
 }
 
-const SUMMARY_PARAMETERS = ['sortType', 'period', 'offsetPeriods'];
-const SORT = /^[+ -]([A-Za-z]+)$/;
-const RECORD_SORTS = ['fullName', 'birthDate', 'lastReviewed'];
 /** A sort field's GraphQL enum value: `timeCGMUsePercent` → `TIME_CGM_USE_PERCENT`. */
 const sortEnum = (field: string) => statColumn(field).toUpperCase();
 
@@ -97,7 +87,7 @@ const kindVariables = (given: KindFilter | null | undefined) =>
     ...(given.lastDataTo ? { lastDataTo: given.lastDataTo.toISOString() } : {}),
   };
 
-const summaryVariables = (filter: SummaryFilter | null) =>
+const summaryVariables = (filter: SummaryFilter | null | undefined) =>
   filter && {
     // Tidepool's filters are in mmol/L, whatever the clinic prefers.
     units: 'MMOL_L',
@@ -107,51 +97,27 @@ const summaryVariables = (filter: SummaryFilter | null) =>
     bgm: kindVariables(filter.bgm),
   };
 
-function patientListVariables({ query }: RestRequest) {
-  const summary = parseSummaryParameters(
-    Object.fromEntries(
-      Object.keys(query)
-        .filter((name) => name.startsWith('cgm.') || name.startsWith('bgm.') || SUMMARY_PARAMETERS.includes(name))
-        .map((name) => [name, oneParameter(query, name)]),
-    ),
-  );
-  // A `+` in a query string reads as a space: ` fullName` is `+fullName`.
-  const sort = oneParameter(query, 'sort');
-  const sorted = sort === undefined ? null : SORT.exec(sort);
-  const field = sorted?.[1];
-  if (sort !== undefined && !(field && (RECORD_SORTS.includes(field) || isSummarySortField(field))))
-    throw invalid(
-      'sort must be + or - followed by fullName, birthDate, lastReviewed, or (with sortType) lastData, lastUploadDate, firstData, outdatedSince or a summary statistic',
-      'sort',
-    );
-  const sortSource =
-    field && !RECORD_SORTS.includes(field)
-      ? checkSummarySort(field, summary.sortSource, 'sort', 'sortType (cgm or bgm)')
-      : null;
-  const tags = listParameter(query, 'tags');
-  tags?.forEach((tag) => {
-    if (!/^[0-9a-f]{24}$/.test(tag))
-      throw invalid('tags must be patient tag ids: 24 lowercase hexadecimal characters', 'tags');
-  });
-  const lastReviewed = oneParameter(query, 'lastReviewed');
+/** The list's query (shared with its CSV, see rest-compat/patient-list-query.ts) as the GraphQL variables. */
+function patientListVariables(request: RestRequest) {
+  const { filter, order, previous } = patientListQuery(request);
   return {
     filter: {
-      search: oneParameter(query, 'search') ?? null,
-      tags: tags ?? null,
-      lastReviewed: lastReviewed === undefined ? null : parseDateTime(lastReviewed, 'lastReviewed').toISOString(),
-      ...summaryVariables(summary.filter),
+      search: filter.search ?? null,
+      tags: filter.tags ?? null,
+      lastReviewed: filter.lastReviewed?.toISOString() ?? null,
+      ...summaryVariables(filter.summary),
     },
-    orderBy: field && {
-      field: sortEnum(field),
-      direction: sort!.startsWith('-') ? 'DESC' : 'ASC',
-      ...(sortSource && {
-        summary: sortSource.kind.toUpperCase(),
-        period: SUMMARY_PERIOD.value(sortSource.period, 'period'),
-        usePreviousPeriod: sortSource.previous,
+    orderBy: order && {
+      field: sortEnum(order.field),
+      direction: order.descending ? 'DESC' : 'ASC',
+      ...(order.summary && {
+        summary: order.summary.kind.toUpperCase(),
+        period: SUMMARY_PERIOD.value(order.summary.period, 'period'),
+        usePreviousPeriod: order.summary.previous,
       }),
     },
     // Tidepool's offsetPeriods also shows the previous periods in each patient's summary.
-    offsetPeriods: oneParameter(query, 'offsetPeriods') === 'true',
+    offsetPeriods: previous,
   };
 }
 

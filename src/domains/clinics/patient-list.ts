@@ -148,7 +148,7 @@ export function patientPage(
 
 /**
  * The pages of every clinic a request lists under one filter, order and page: one SELECT for
- * all of them, each clinic's page read as its own keyset range.
+ * all of them (see selectPages).
  */
 function patientPages(
   scope: Scope,
@@ -158,30 +158,10 @@ function patientPages(
 ): Loader<string, PatientRow[]> {
   return scope.loaders.get(`clinics.patientPages:${JSON.stringify([filter, order, args])}`, () => {
     return new Loader<string, PatientRow[]>(async (clinicIds) => {
-      const { first, after, offset = 0 } = args;
-      const { from, sql, params, sort } = where(filter, order);
-      const direction = order.descending ? 'desc' : 'asc';
-      const compare = order.descending ? '<' : '>';
-      const expression = sort?.expression ?? null;
-      const keyset = !after
-        ? ''
-        : expression
-          ? ` and (${expression}, p.user_id) ${compare} (?::${sort!.type}, ?)`
-          : ` and p.user_id ${compare} ?`;
       // A summary filter reads a statistic of every patient of the clinic: the first page counts the
       // matches in the same pass (a window over all of them), instead of a second pass for the count.
-      const counted = !after && filtersSummaries(filter.summary);
-      const rows = await scope.em.getConnection().execute<Record<string, unknown>[]>(
-        `select page.* from ${CLINICS} cross join lateral (
-           select ${QUALIFIED_COLUMNS}, ${expression ? `(${expression})::text` : 'null'} as sort_value,
-                  ${expression ?? 'null'} as sort_key${counted ? ', count(*) over () as full_count' : ''}
-             from ${from}
-            where ${sql}${keyset}
-            order by ${expression ? `${expression} ${direction}, ` : ''}p.user_id ${direction}
-            limit ? offset ?) page
-          order by c.position, ${expression ? `page.sort_key ${direction}, ` : ''}page.user_id ${direction}`,
-        [arrayLiteral(clinicIds), ...params, ...(after ?? []), first + 1, offset],
-      );
+      const counted = !args.after && filtersSummaries(filter.summary);
+      const rows = await selectPages(scope, clinicIds, filter, order, args, counted);
       const pages = new Map<string, PatientRow[]>(clinicIds.map((clinicId) => [clinicId, []]));
       for (const row of rows) pages.get(row.clinic_id as string)?.push(toPatient(row));
       if (counted) {
@@ -195,6 +175,52 @@ function patientPages(
       return clinicIds.map((clinicId) => pages.get(clinicId)!);
     });
   });
+}
+
+/**
+ * A batch of the clinic's patients (checked filter and order) for a reader that goes through
+ * all of them (an export): read without the request's loaders, which would keep every batch.
+ */
+export async function patientBatch(
+  scope: Scope,
+  clinicId: string,
+  filter: PatientFilter,
+  order: PatientOrder,
+  args: PageArgs,
+): Promise<PatientRow[]> {
+  return (await selectPages(scope, [clinicId], filter, order, args, false)).map(toPatient);
+}
+
+/** Each clinic's page read as its own keyset range, in one SELECT; `counted` adds each clinic's full count. */
+function selectPages(
+  scope: Scope,
+  clinicIds: readonly string[],
+  filter: PatientFilter,
+  order: PatientOrder,
+  args: PageArgs,
+  counted: boolean,
+): Promise<Record<string, unknown>[]> {
+  const { first, after, offset = 0 } = args;
+  const { from, sql, params, sort } = where(filter, order);
+  const direction = order.descending ? 'desc' : 'asc';
+  const compare = order.descending ? '<' : '>';
+  const expression = sort?.expression ?? null;
+  const keyset = !after
+    ? ''
+    : expression
+      ? ` and (${expression}, p.user_id) ${compare} (?::${sort!.type}, ?)`
+      : ` and p.user_id ${compare} ?`;
+  return scope.em.getConnection().execute<Record<string, unknown>[]>(
+    `select page.* from ${CLINICS} cross join lateral (
+       select ${QUALIFIED_COLUMNS}, ${expression ? `(${expression})::text` : 'null'} as sort_value,
+              ${expression ?? 'null'} as sort_key${counted ? ', count(*) over () as full_count' : ''}
+         from ${from}
+        where ${sql}${keyset}
+        order by ${expression ? `${expression} ${direction}, ` : ''}p.user_id ${direction}
+        limit ? offset ?) page
+      order by c.position, ${expression ? `page.sort_key ${direction}, ` : ''}page.user_id ${direction}`,
+    [arrayLiteral(clinicIds), ...params, ...(after ?? []), first + 1, offset],
+  );
 }
 
 const patientCounts = (scope: Scope) =>

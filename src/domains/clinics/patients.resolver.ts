@@ -37,7 +37,8 @@ import {
   UpdateClinicPatientPermissionsPayload,
 } from './patients.types';
 
-const toOrder = (order: ClinicPatientOrder | null) => ({
+/** A GraphQL order as the patients service takes it: by account id when omitted. */
+export const toOrder = (order: ClinicPatientOrder | null) => ({
   field: (order?.field ?? ClinicPatientOrderField.USER_ID) as PatientOrder['field'],
   descending: order?.direction === OrderDirection.DESC,
   summary: order?.summary

@@ -19,23 +19,19 @@ import {
   type PatientFields,
 } from './patient-fields';
 import {
-  assertFilterTags,
   countPatients,
   isPatientKey,
-  MAX_SEARCH_LENGTH,
   PATIENT_COLUMNS,
   patientKey,
   patientListName,
   patientPage,
   toPatient,
   type PatientFilter,
-  type PatientOrder,
   type PatientRow,
 } from './patient-list';
-import { checkSummaryFilter, checkSummarySort, isSummarySortField, type SummarySortSource } from './patient-filters';
+import { checkPatientList, type RequestedOrder } from './patient-list-query';
 import type { PatientTagsService } from './patient-tags.service';
 import { forgetPatient, loadPatient } from './patients.loaders';
-import { clinicUnits } from './clinics.loaders';
 import { execute, isUniqueViolation } from './patient-sql';
 import { arrayLiteral } from '../../kernel/sql';
 import { newestReviewsFirst, revertNewest } from './reviews';
@@ -247,27 +243,13 @@ export class PatientsService {
     scope: Scope,
     clinicId: string,
     filter: PatientFilter,
-    requested: Omit<PatientOrder, 'summary'> & { summary?: SummarySortSource | null },
+    requested: RequestedOrder,
     first: number | null | undefined,
     after: string | null | undefined,
     offset?: number | null,
   ): Promise<PagedList<PatientRow>> {
     await assertClinicAccess(scope, clinicId, 'read');
-    const checked: PatientFilter = {
-      search: filter.search?.trim() || null,
-      tags: filter.tags?.length ? assertFilterTags(filter.tags, 'filter.tags') : null,
-      lastReviewed: filter.lastReviewed ?? null,
-      summary: filter.summary
-        ? checkSummaryFilter({ ...filter.summary, units: filter.summary.units ?? (await clinicUnits(scope, clinicId)) })
-        : null,
-    };
-    if ((checked.search?.length ?? 0) > MAX_SEARCH_LENGTH)
-      throw invalid(`search must be at most ${MAX_SEARCH_LENGTH} characters`, 'filter.search');
-    const order: PatientOrder = {
-      field: requested.field,
-      descending: requested.descending,
-      summary: isSummarySortField(requested.field) ? checkSummarySort(requested.field, requested.summary) : null,
-    };
+    const { filter: checked, order } = await checkPatientList(scope, clinicId, filter, requested);
     const list = patientListName(clinicId, checked, order);
     const args = pageArgs(list, first, after, isPatientKey(order), offset);
     const rows = await patientPage(scope, clinicId, checked, order, args);

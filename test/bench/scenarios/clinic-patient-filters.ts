@@ -31,11 +31,12 @@ function sampleSummary(): string {
  * Statistic values vary by patient and period: very-low time from 0 to 5%, CGM use from 50 to
  * 100%, time in range from 40 to 100%, every other statistic a value of its own.
  */
-async function seed(client: pg.Client, clinicId: string): Promise<void> {
+export async function seed(client: pg.Client, clinicId: string, prefix = 'filter-patient'): Promise<void> {
+  if (!/^[a-z-]+$/.test(prefix)) throw new Error(`seed prefix ${prefix}: lowercase letters and dashes only`);
   await client.query(
     `insert into clinic_patients (clinic_id, user_id, full_name, birth_date, email, mrn, tags, permissions, reviews,
                                   last_reviewed, created_time, updated_time)
-     select $1, substr(md5('filter-patient' || n), 1, 10), 'Patient ' || n, date '1940-01-01' + (n * 7919 % 29000),
+     select $1, substr(md5('${prefix}' || n), 1, 10), 'Patient ' || n, date '1940-01-01' + (n * 7919 % 29000),
             'filter' || n || '@example.org', 'MRN' || lpad(n::text, 8, '0'), '{}', '{custodian,view,upload,note}',
             '[]'::jsonb, null, now(), now()
      from generate_series(1, $2::int) as n`,
@@ -45,7 +46,7 @@ async function seed(client: pg.Client, clinicId: string): Promise<void> {
   await client.query(
     `insert into glucose_summaries (user_id, kind, last_data, first_data, last_upload_date, last_updated_date,
                                     outdated_since, pending_from, periods, schema_version)
-     select substr(md5('filter-patient' || n), 1, 10), 'cgm', $2::timestamptz, $2::timestamptz - interval '30 days',
+     select substr(md5('${prefix}' || n), 1, 10), 'cgm', $2::timestamptz, $2::timestamptz - interval '30 days',
             $2::timestamptz, now(), null, null, $1::jsonb, 6
      from generate_series(1, $3::int) as n`,
     [sampleSummary(), lastData, PATIENTS],
@@ -61,7 +62,7 @@ async function seed(client: pg.Client, clinicId: string): Promise<void> {
     `insert into glucose_period_stats (user_id, kind, period, previous, last_data, last_upload_date,
                                        ${columns.join(', ')}, glycemia_risk_zone)
      select user_id, 'cgm', period, previous, $1::timestamptz, $1::timestamptz, ${values.join(', ')}, 'A'
-     from (select substr(md5(case when n <= $2 then 'filter-patient' else 'other-user' end || n), 1, 10) as user_id,
+     from (select substr(md5(case when n <= $2 then '${prefix}' else '${prefix}-other' end || n), 1, 10) as user_id,
                   period, previous,
                   ('x' || substr(md5(n || period || previous::text), 1, 8))::bit(32)::int & 2147483647 as h
            from generate_series(1, $2::int + $3::int) as n,

@@ -75,6 +75,84 @@ export function apiResourceServer(config: Config) {
   };
 }
 
+/** The provider's error page: 503 with Retry-After while the database is away. */
+function renderErrorPage(realm: string): NonNullable<Configuration['renderError']> {
+  return async (ctx, out, error) => {
+    ctx.type = 'html';
+    ctx.set(PAGE_HEADERS);
+    if (isDatabaseUnavailable(error)) {
+      ctx.status = 503;
+      ctx.set('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
+      ctx.body = unavailablePage(realm);
+      return;
+    }
+    ctx.body = messagePage({ realm, title: 'Something went wrong' }, `${out.error}: ${out.error_description ?? ''}`);
+  };
+}
+
+/** RP-initiated logout with Islet's pages. */
+function logoutPages(realm: string, issuer: string) {
+  return {
+    enabled: true,
+    logoutSource: async (ctx: KoaContextWithOIDC, form: string) => {
+      // The form posts to the realm's confirm endpoint, then goes on to the checked post-logout URI.
+      const after = ctx.oidc.params?.post_logout_redirect_uri;
+      ctx.set(pageHeaders([`${issuer}/`, ...(typeof after === 'string' ? [after] : [])]));
+      ctx.body = logoutPage({ realm, title: 'Sign out' }, form);
+    },
+    postLogoutSuccessSource: async (ctx: KoaContextWithOIDC) => {
+      ctx.set(PAGE_HEADERS);
+      ctx.body = messagePage({ realm, title: 'Signed out' }, 'You have been signed out. You can close this window.');
+    },
+  };
+}
+
+/** Keycloak-shaped access tokens: who the client is, its realm roles, and the session. */
+const keycloakShapedJwt: NonNullable<NonNullable<Configuration['formats']>['customizers']>['jwt'] = async (
+  _ctx,
+  token,
+  jwt,
+) => {
+  const client = (token as { client?: Parameters<typeof realmRolesOf>[0] }).client;
+  const grantId = (token as { grantId?: string }).grantId;
+  jwt.payload.azp = jwt.payload.client_id;
+  jwt.payload.realm_access = { roles: client ? realmRolesOf(client) : [] };
+  if (grantId) jwt.payload.sid = grantId;
+};
+
+/** The realm's cookies: named after it, scoped to its path, never readable by scripts. */
+function realmCookies(realm: string, cookieKeys: string[]): Configuration['cookies'] {
+  return {
+    keys: cookieKeys,
+    names: {
+      session: `_islet_${realm}_session`,
+      interaction: `_islet_${realm}_interaction`,
+      resume: `_islet_${realm}_resume`,
+    },
+    long: { httpOnly: true, sameSite: 'lax', path: `/realms/${realm}/` },
+    short: { httpOnly: true, sameSite: 'lax' },
+  };
+}
+
+/**
+ * Clients as Islet keeps them: secrets are stored hashed (compared by verifyClientSecret), and
+ * clients that ask for it may redirect to any loopback port (RFC 8252 §7.3).
+ */
+function adaptClientChecks(provider: Provider): void {
+  const clientPrototype = provider.Client.prototype as unknown as {
+    clientSecret: string;
+    compareClientSecret(presented: string): Promise<boolean>;
+    redirectUriAllowed(uri: string): boolean;
+  };
+  clientPrototype.compareClientSecret = async function (presented) {
+    return verifyClientSecret(presented, this.clientSecret);
+  };
+  const exactRedirect = clientPrototype.redirectUriAllowed;
+  clientPrototype.redirectUriAllowed = function (uri) {
+    return exactRedirect.call(this, uri) || allowsLoopbackRedirect(this as never, uri);
+  };
+}
+
 export function createRealmProvider(options: RealmProviderOptions): Provider {
   const { realm, issuer, orm, keys, config, accounts } = options;
   const resourceServer = apiResourceServer(config);
@@ -98,17 +176,7 @@ export function createRealmProvider(options: RealmProviderOptions): Provider {
     interactions: { url: async (_ctx, interaction) => `/realms/${realm}/login-actions/${interaction.uid}` },
     extraParams: ['kc_idp_hint'],
     loadExistingGrant,
-    renderError: async (ctx, out, error) => {
-      ctx.type = 'html';
-      ctx.set(PAGE_HEADERS);
-      if (isDatabaseUnavailable(error)) {
-        ctx.status = 503;
-        ctx.set('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
-        ctx.body = unavailablePage(realm);
-        return;
-      }
-      ctx.body = messagePage({ realm, title: 'Something went wrong' }, `${out.error}: ${out.error_description ?? ''}`);
-    },
+    renderError: renderErrorPage(realm),
     discovery: {
       userinfo_endpoint: `${issuer}${KEYCLOAK_ROUTES.userinfo}`,
       introspection_endpoint: `${issuer}${KEYCLOAK_ROUTES.introspection}`,
@@ -125,22 +193,7 @@ export function createRealmProvider(options: RealmProviderOptions): Provider {
       introspection: { enabled: false },
       revocation: { enabled: false },
       userinfo: { enabled: false },
-      rpInitiatedLogout: {
-        enabled: true,
-        logoutSource: async (ctx, form) => {
-          // The form posts to the realm's confirm endpoint, then goes on to the checked post-logout URI.
-          const after = ctx.oidc.params?.post_logout_redirect_uri;
-          ctx.set(pageHeaders([`${issuer}/`, ...(typeof after === 'string' ? [after] : [])]));
-          ctx.body = logoutPage({ realm, title: 'Sign out' }, form);
-        },
-        postLogoutSuccessSource: async (ctx) => {
-          ctx.set(PAGE_HEADERS);
-          ctx.body = messagePage(
-            { realm, title: 'Signed out' },
-            'You have been signed out. You can close this window.',
-          );
-        },
-      },
+      rpInitiatedLogout: logoutPages(realm, issuer),
       pushedAuthorizationRequests: { enabled: false },
       dPoP: { enabled: false },
       resourceIndicators: {
@@ -150,18 +203,7 @@ export function createRealmProvider(options: RealmProviderOptions): Provider {
         getResourceServerInfo: async () => resourceServer,
       },
     },
-    formats: {
-      customizers: {
-        // Keycloak-shaped access tokens: who the client is, its realm roles, and the session.
-        jwt: async (_ctx, token, jwt) => {
-          const client = (token as { client?: Parameters<typeof realmRolesOf>[0] }).client;
-          const grantId = (token as { grantId?: string }).grantId;
-          jwt.payload.azp = jwt.payload.client_id;
-          jwt.payload.realm_access = { roles: client ? realmRolesOf(client) : [] };
-          if (grantId) jwt.payload.sid = grantId;
-        },
-      },
-    },
+    formats: { customizers: { jwt: keycloakShapedJwt } },
     ttl: lifetimes(config),
     rotateRefreshToken: true,
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
@@ -170,29 +212,9 @@ export function createRealmProvider(options: RealmProviderOptions): Provider {
       if (!account) return undefined;
       return { accountId: account.id, claims: async () => ({ ...accounts.claims(account), sub: account.id }) };
     },
-    cookies: {
-      keys: keys.cookieKeys,
-      names: {
-        session: `_islet_${realm}_session`,
-        interaction: `_islet_${realm}_interaction`,
-        resume: `_islet_${realm}_resume`,
-      },
-      long: { httpOnly: true, sameSite: 'lax', path: `/realms/${realm}/` },
-      short: { httpOnly: true, sameSite: 'lax' },
-    },
+    cookies: realmCookies(realm, keys.cookieKeys),
   });
-  const clientPrototype = provider.Client.prototype as unknown as {
-    clientSecret: string;
-    compareClientSecret(presented: string): Promise<boolean>;
-    redirectUriAllowed(uri: string): boolean;
-  };
-  clientPrototype.compareClientSecret = async function (presented) {
-    return verifyClientSecret(presented, this.clientSecret);
-  };
-  const exactRedirect = clientPrototype.redirectUriAllowed;
-  clientPrototype.redirectUriAllowed = function (uri) {
-    return exactRedirect.call(this, uri) || allowsLoopbackRedirect(this as never, uri);
-  };
+  adaptClientChecks(provider);
   // Every URL the provider publishes (discovery, form actions, redirects, the resume cookie's
   // path) hangs off the issuer, so off PUBLIC_URL: never off the request's Host header (whatever a
   // client sends there) nor X-Forwarded-Host. The realm's mount point is the issuer's path.

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { placeholders } from '../../../kernel/sql';
 import type { LocalTimeHints } from '../local-time';
 import type { Reading } from '../summary/buckets';
-import { agpWindow, type AgpPeriod, type AgpWindow } from './agp';
+import { AGP_PERIODS, agpWindow, type AgpPeriod, type AgpWindow } from './agp';
 
 const DAY_MS = 86_400_000;
 /** Records count toward summaries when within two years back and a day ahead of now (summary-store.ts). */
@@ -22,9 +22,9 @@ export interface AgpRows {
 }
 
 /**
- * The active CGM readings of the AGP's window: the newest counted reading decides the window, as
- * it anchors the summary (summary-store.ts `updateSummary`), then one range scan of the user's
- * index reads only the columns the AGP needs.
+ * The active CGM readings of the AGP's window in one statement: the newest counted reading
+ * anchors it, as it anchors the summary (summary-store.ts `updateSummary`), and one range scan of
+ * the user's index reads only the columns the AGP needs. Without readings, one row of nulls.
  */
 export async function windowReadings(
   em: EntityManager,
@@ -32,24 +32,24 @@ export async function windowReadings(
   period: AgpPeriod,
   now: number,
 ): Promise<AgpRows> {
-  const connection = em.getConnection();
-  const [newest] = await connection.execute<{ last: number | null }[]>(
-    `select (extract(epoch from max(time)) * 1000)::float8 as last from glucose_readings
-      where user_id = ? and type = 'cbg' and active and time >= ? and time <= ?`,
-    [userId, new Date(now - PAST_MS), new Date(now + DAY_MS)],
-  );
-  if (newest?.last === null || newest?.last === undefined) return { window: null, readings: [] };
-  const window = agpWindow(newest.last, period);
-  const rows = await connection.execute<{ t: number; v: number; m: number; o: unknown; z: string | null; d: string }[]>(
-    `select (extract(epoch from time) * 1000)::float8 as t, value as v, minutes as m,
-            fields->'timezoneOffset' as o, fields->>'timezone' as z, dataset_id as d
-       from glucose_readings
-      where user_id = ? and type = 'cbg' and active and time >= ? and time <= ?
-      order by time, id`,
-    [userId, new Date(window.from), new Date(newest.last)],
-  );
+  const rows = await em
+    .getConnection()
+    .execute<{ last: number | null; t: number; v: number; m: number; o: unknown; z: string | null; d: string }[]>(
+      `with newest as (
+       select max(time) as last from glucose_readings
+        where user_id = ? and type = 'cbg' and active and time >= ? and time <= ?)
+     select (extract(epoch from n.last) * 1000)::float8 as last, (extract(epoch from r.time) * 1000)::float8 as t,
+            r.value as v, r.minutes as m, r.fields->'timezoneOffset' as o, r.fields->>'timezone' as z, r.dataset_id as d
+       from newest n
+       left join glucose_readings r on r.user_id = ? and r.type = 'cbg' and r.active and r.time <= n.last
+        and r.time >= date_bin('1 hour', n.last, timestamptz '1970-01-01 00:00:00+00') - ? * interval '1 hour'
+      order by r.time, r.id`,
+      [userId, new Date(now - PAST_MS), new Date(now + DAY_MS), userId, AGP_PERIODS[period] * 24 - 1],
+    );
+  const last = rows[0]?.last ?? null;
+  if (last === null) return { window: null, readings: [] };
   return {
-    window,
+    window: agpWindow(last, period),
     readings: rows.map((row) => ({
       time: row.t,
       mmol: row.v,

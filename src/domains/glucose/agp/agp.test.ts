@@ -1,5 +1,5 @@
 import { localOffset, type LocalTimeHints } from '../local-time';
-import { acceptedReadings } from '../summary/buckets';
+import { acceptedReadings, bucketsOf } from '../summary/buckets';
 import { MG_DL_PER_MMOL_L, type GlucoseUnits } from '../summary/units';
 import { agpBins, agpWindow, percentile, type AgpBin } from './agp';
 
@@ -148,6 +148,18 @@ describe('agpBins', () => {
     // 00:02 is inside the 00:00 reading's 5 minutes; 00:04:51 is 291 s after it (≥ 290 s): counted.
     expect(counts(trace)).toEqual({ 0: 10 });
     expectBin(trace, 0, 10, [5.45, 7.25, 9.5, 11.75, 13.55]);
+  });
+
+  it('takes exactly the readings the summary’s buckets count, on a ragged trace', () => {
+    // Pseudo-random gaps of 0 to 9 minutes, 5- and 15-minute readings, bursts that hit the cap.
+    let time = at('2024-01-01T00:00:00Z');
+    const trace = Array.from({ length: 5000 }, (_, index) => {
+      time += ((index * 7919) % 10) * 60_000 + (index % 97 < 3 ? 0 : 1000);
+      return { time, mmol: 4 + (index % 13), minutes: index % 11 === 0 ? 15 : index % 17 === 0 ? 0 : 5 };
+    });
+    const counted = bucketsOf(trace, 'cgm').reduce((sum, bucket) => sum + bucket.ranges.total.records, 0);
+    expect(acceptedReadings(trace, 'cgm')).toHaveLength(counted);
+    expect(counted).toBeLessThan(trace.length);
   });
 
   it('accepts at most 61 readings in an hour (the summary’s hourly cap)', () => {

@@ -65,11 +65,21 @@ export function emptyBucket(hour: number): HourBucket {
   };
 }
 
-/** Whether the bucket refuses the reading: full, or (CGM) inside the last reading's blackout. */
-function skips(bucket: HourBucket, reading: Reading, kind: SummaryKind): boolean {
-  if (bucket.ranges.total.records > MAX_RECORDS_PER_HOUR) return true;
-  return kind === 'cgm' && reading.time - bucket.lastTime < bucket.lastRecordDuration * 60_000 - BLACKOUT_SLACK_MS;
+/** What decides whether a bucket takes one more reading: its count and its last accepted reading. */
+type Intake = Pick<HourBucket, 'lastTime' | 'lastRecordDuration'> & { records: number };
+
+/** Whether a bucket in this state refuses the reading: full, or (CGM) inside the last reading's blackout. */
+function refuses(intake: Intake, reading: Reading, kind: SummaryKind): boolean {
+  if (intake.records > MAX_RECORDS_PER_HOUR) return true;
+  return kind === 'cgm' && reading.time - intake.lastTime < intake.lastRecordDuration * 60_000 - BLACKOUT_SLACK_MS;
 }
+
+const skips = (bucket: HourBucket, reading: Reading, kind: SummaryKind) =>
+  refuses(
+    { records: bucket.ranges.total.records, lastTime: bucket.lastTime, lastRecordDuration: bucket.lastRecordDuration },
+    reading,
+    kind,
+  );
 
 /**
  * Adds a reading to the bucket of its hour unless the bucket refuses it; answers whether it was
@@ -109,11 +119,19 @@ function addMoment(moments: Moments, value: number, weight: number): void {
  */
 export function acceptedReadings<T extends Reading>(readings: Iterable<T>, kind: SummaryKind): T[] {
   const accepted: T[] = [];
-  let bucket: HourBucket | null = null;
+  // Only what acceptance depends on is kept: a whole bucket per hour costs more than the AGP itself.
+  let hour = Number.NaN;
+  const intake: Intake = { records: 0, lastTime: 0, lastRecordDuration: 0 };
   for (const reading of readings) {
-    const hour = hourOf(reading.time);
-    if (bucket?.hour !== hour) bucket = emptyBucket(hour);
-    if (addReading(bucket, reading, kind)) accepted.push(reading);
+    if (hourOf(reading.time) !== hour) {
+      hour = hourOf(reading.time);
+      Object.assign(intake, { records: 0, lastTime: 0, lastRecordDuration: 0 });
+    }
+    if (refuses(intake, reading, kind)) continue;
+    intake.records += 1;
+    intake.lastTime = reading.time;
+    intake.lastRecordDuration = reading.minutes;
+    accepted.push(reading);
   }
   return accepted;
 }

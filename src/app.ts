@@ -24,7 +24,7 @@ import { healthRouter } from './http/health';
 import { frontDoorRouter } from './http/front-door';
 import { uploadInfoRouter } from './http/upload-info';
 import { apiDocsRouter } from './http/api-docs';
-import { API_INFO, serviceEndpoints } from './http/service-endpoints';
+import { API_INFO, serviceEndpoints } from '../rest-compat/openapi/service-endpoints';
 import { DOWNLOAD_EDGE_ERRORS, openApiDocument, REST_EDGE_ERRORS } from '../rest-compat/openapi/document';
 import { jsonBody } from './http/json-body';
 import { requestDeadline, uploadDeadline, uploadRequestTimeoutMs } from './http/request-deadline';

@@ -2,7 +2,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { build, version as esbuildVersion, type BuildOptions } from 'esbuild';
-import { PLAYGROUND_BUNDLE, PLAYGROUND_SOURCES, PROJECT_ROOT } from './paths';
+import { PROJECT_ROOT } from '../infra/project-root';
+import { PLAYGROUND_BUNDLE, PLAYGROUND_SOURCES } from './paths';
 
 /**
  * Monaco's language services run in web workers, each its own script. They are bundled here

@@ -1,18 +1,6 @@
-import fs from 'node:fs';
 import path from 'node:path';
+import { PROJECT_ROOT } from '../infra/project-root';
 
-/** The project's root: the nearest folder above this file with a package.json (from src/ or dist/src/). */
-function projectRoot(): string {
-  let dir = __dirname;
-  while (!fs.existsSync(path.join(dir, 'package.json'))) {
-    const parent = path.dirname(dir);
-    if (parent === dir) throw new Error(`no package.json above ${__dirname}`);
-    dir = parent;
-  }
-  return dir;
-}
-
-export const PROJECT_ROOT = projectRoot();
 /** The playground's browser sources (not part of the service's TypeScript project). */
 export const PLAYGROUND_SOURCES = path.join(PROJECT_ROOT, 'playground');
 /** Where `npm run build` puts the bundle the service serves (never committed). */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { REALMS } from '../../src/config';
-import { API_INFO } from '../../src/http/service-endpoints';
+import { API_INFO } from '../../rest-compat/openapi/service-endpoints';
 import { startTestApp, type TestApp } from '../support/app';
 import { call } from '../support/http';
 

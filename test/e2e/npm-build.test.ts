@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from '@jest/globals';
-import { PLAYGROUND_BUNDLE, PROJECT_ROOT } from '../../src/playground/paths';
+import { PROJECT_ROOT } from '../../src/infra/project-root';
+import { PLAYGROUND_BUNDLE } from '../../src/playground/paths';
 
 /** `npm run build`, which `npm start` runs first: what it printed (it reports on stderr, leaving stdout to the service's log). */
 async function build(): Promise<{ stdout: string; stderr: string }> {

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../playground/paths';
-import type { DocumentedRoute } from '../../rest-compat/openapi/document';
-import { dateTime, ERROR_BODY, object, string } from '../../rest-compat/openapi/schemas';
+import { PROJECT_ROOT } from '../../src/infra/project-root';
+import type { DocumentedRoute } from './document';
+import { dateTime, ERROR_BODY, object, string } from './schemas';
 
 /** The description's `info`: the service's version, and what the description leaves to others. */
 export const API_INFO = {

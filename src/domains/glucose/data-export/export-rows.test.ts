@@ -1,7 +1,26 @@
 import { describe, expect, it } from '@jest/globals';
 import type { StoredReading } from '../glucose.loaders';
 import { mgdlToMmol } from '../summary/units';
-import { CSV_COLUMNS, exportedReading, formulaSafe, readingRow, uploadRow, exportedUpload } from './export-rows';
+import {
+  CBG_COLUMNS,
+  CSV_COLUMNS,
+  exportedReading,
+  exportedUpload,
+  formulaSafe,
+  readingCells,
+  readingCsvCells,
+  readingJson,
+  readingRecord,
+  SMBG_COLUMNS,
+  uploadRow,
+  type ExportedReading,
+} from './export-rows';
+
+/** A row as an object by column. */
+const rowOf = (reading: ExportedReading, columns: readonly string[]) => {
+  const cells = readingCells(reading, columns);
+  return Object.fromEntries(columns.map((column, index) => [column, cells[index]]));
+};
 
 const reading = (fields: Record<string, unknown>, overrides: Partial<StoredReading> = {}): StoredReading => ({
   id: 'a'.repeat(32),
@@ -78,16 +97,28 @@ describe('an exported reading’s value', () => {
   });
 
   it('keeps the record’s own fields, Tidepool’s names, the upload id and the device', () => {
-    const row = exportedReading(reading({ trend: 'constant', sampleInterval: 300000 }), 'mmol/L', undefined, {});
-    expect(row).toMatchObject({
+    const exported = exportedReading(reading({ trend: 'constant', sampleInterval: 300000 }), 'mmol/L', undefined, {});
+    expect(readingRecord(exported)).toEqual({
       id: 'a'.repeat(32),
       type: 'cbg',
       time: '2024-03-10T09:30:00.000Z',
+      value: mgdlToMmol(140),
+      units: 'mmol/L',
       uploadId: 'd'.repeat(32),
       deviceId: 'DexG6',
       trend: 'constant',
       sampleInterval: 300000,
+      createdTime: '2024-03-11T00:00:00.000Z',
+      localTime: '2024-03-10T09:30:00',
+      localTimeOffset: 0,
+      localTimeSource: 'utc',
     });
+    expect(readingRecord({ ...exported, deviceId: null })).not.toHaveProperty('deviceId');
+    expect(JSON.parse(readingJson(exported))).toEqual(readingRecord(exported));
+    const bare = { ...exported, deviceId: null, fields: {} };
+    expect(JSON.parse(readingJson(bare))).toEqual(readingRecord(bare));
+    const stamped = { ...exported, fields: { uploadId: 'theirs', trend: 'constant' } };
+    expect(JSON.parse(readingJson(stamped))).toMatchObject({ uploadId: 'd'.repeat(32), trend: 'constant' });
   });
 });
 
@@ -99,13 +130,22 @@ describe('table rows', () => {
       undefined,
       {},
     );
-    const row = readingRow(exported);
-    expect(row).toMatchObject({ type: 'cbg', trend: 'slowRise', backfilled: true, value: 7.77105, units: 'mmol/L' });
+    const row = rowOf(exported, CBG_COLUMNS);
+    expect(row).toMatchObject({
+      trend: 'slowRise',
+      backfilled: true,
+      value: 7.77105,
+      units: 'mmol/L',
+      deviceId: 'DexG6',
+    });
     expect(JSON.parse(row.otherFields as string)).toEqual({ notes: ['after lunch'], payload: { a: 1 } });
-    expect(Object.keys(row).every((column) => CSV_COLUMNS.includes(column))).toBe(true);
-    const smbg = readingRow(exportedReading(reading({ subType: 'manual' }, { type: 'smbg' }), 'mg/dL', undefined, {}));
-    expect(smbg).toMatchObject({ type: 'smbg', subType: 'manual', otherFields: null });
-    expect(smbg).not.toHaveProperty('trend');
+    const smbgReading = exportedReading(reading({ subType: 'manual' }, { type: 'smbg' }), 'mg/dL', undefined, {});
+    expect(rowOf(smbgReading, SMBG_COLUMNS)).toMatchObject({ subType: 'manual', otherFields: null });
+    const csv = readingCsvCells(smbgReading);
+    expect(csv).toHaveLength(CSV_COLUMNS.length);
+    expect(csv[CSV_COLUMNS.indexOf('type')]).toBe('smbg');
+    expect(csv[CSV_COLUMNS.indexOf('subType')]).toBe('manual');
+    expect(csv[CSV_COLUMNS.indexOf('sampleInterval')]).toBeNull();
   });
 
   it('give an upload its device, client and zone, lists joined with |', () => {

@@ -1,7 +1,7 @@
 import type { DatasetRecord } from '../dataset.entity';
 import type { StoredReading } from '../glucose.loaders';
 import type { LocalTimeHints } from '../local-time';
-import { localTimeOf, recordHints, type ZoneFallbacks } from '../local-time.service';
+import { localTimeOf, type ZoneFallbacks } from '../local-time.service';
 import { fromMmol, type GlucoseUnits } from '../summary/units';
 
 /** The units an export states, as Tidepool's export service spells them. */
@@ -32,22 +32,28 @@ export const CSV_COLUMNS = ['type', ...new Set([...CBG_COLUMNS, ...SMBG_COLUMNS,
 /** Fields with columns of their own (or set by the export), left out of `otherFields`. */
 const COLUMNED = new Set<string>([...CBG_COLUMNS, ...SMBG_COLUMNS, 'type', 'createdTime']);
 
-/** A record as Tidepool's data model writes it, plus where its local time came from. */
-export type ExportedReading = Record<string, unknown> & {
+/**
+ * A reading ready to write: what the export computes (one shape for all, which keeps a year of
+ * them cheap), and the record's own fields as uploaded.
+ */
+export interface ExportedReading {
   id: string;
   type: string;
   time: string;
   value: number;
   units: ExportUnits;
   uploadId: string;
+  deviceId: string | null;
+  createdTime: string;
   localTime: string;
   localTimeOffset: number;
   localTimeSource: string;
-};
+  fields: Record<string, unknown>;
+}
 
 /**
- * One stored reading for the export: its own fields as uploaded, its value in `units` (stored in
- * mmol/L; not rounded), and its local time by the rule of local-time.ts with its dataset's zone.
+ * One stored reading for the export: its value in `units` (stored in mmol/L; not rounded), and
+ * its local time by the rule of local-time.ts with its dataset's zone.
  */
 export function exportedReading(
   reading: StoredReading,
@@ -55,21 +61,58 @@ export function exportedReading(
   datasetZone: LocalTimeHints['datasetZone'],
   fallbacks: ZoneFallbacks,
 ): ExportedReading {
-  const local = localTimeOf(reading.time, { ...recordHints(reading.fields), datasetZone, ...fallbacks });
+  const { fields } = reading;
+  const local = localTimeOf(reading.time, {
+    recordOffset: fields.timezoneOffset,
+    recordZone: fields.timezone,
+    datasetZone,
+    callerZone: fallbacks.callerZone,
+    clinicZone: fallbacks.clinicZone,
+  });
   return {
-    ...reading.fields,
     id: reading.id,
     type: reading.type,
     time: reading.time.toISOString(),
     value: fromMmol(reading.value, GLUCOSE_UNITS[units]),
     units,
     uploadId: reading.datasetId,
-    ...(reading.deviceId ? { deviceId: reading.deviceId } : {}),
+    deviceId: reading.deviceId,
     createdTime: reading.createdTime.toISOString(),
     localTime: local.localTime,
     localTimeOffset: local.minutes,
     localTimeSource: local.source,
+    fields,
   };
+}
+
+/** The reading as Tidepool's data model writes it (its fields as uploaded), plus its local time. */
+export function readingRecord({ fields, deviceId, ...computed }: ExportedReading): Record<string, unknown> {
+  return { ...fields, ...computed, ...(deviceId === null ? {} : { deviceId }) };
+}
+
+/**
+ * readingRecord as JSON, written without building the merged object: a year of readings is
+ * 100,000 of them, and the spreads cost more than the rest of the export. The record's own fields
+ * never hold the computed names (ingestion strips them), except an uploader's `uploadId`.
+ */
+export function readingJson(reading: ExportedReading): string {
+  const { fields } = reading;
+  if ('uploadId' in fields) return JSON.stringify(readingRecord(reading));
+  const computed = JSON.stringify({
+    id: reading.id,
+    type: reading.type,
+    time: reading.time,
+    value: reading.value,
+    units: reading.units,
+    uploadId: reading.uploadId,
+    deviceId: reading.deviceId ?? undefined,
+    createdTime: reading.createdTime,
+    localTime: reading.localTime,
+    localTimeOffset: reading.localTimeOffset,
+    localTimeSource: reading.localTimeSource,
+  });
+  const own = JSON.stringify(fields);
+  return own === '{}' ? computed : `${own.slice(0, -1)},${computed.slice(1)}`;
 }
 
 /** A dataset as Tidepool's `upload` datum: what the uploader said of it, its id as `uploadId`. */
@@ -93,14 +136,34 @@ const cell = (value: unknown): Cell => {
   return JSON.stringify(value);
 };
 
-/** A reading as a table row: its columns, and the fields without one as JSON in `otherFields`. */
-export function readingRow(reading: ExportedReading): TableRow {
-  const others = Object.entries(reading).filter(([name]) => !COLUMNED.has(name));
-  const row: TableRow = { type: reading.type };
-  for (const column of reading.type === 'cbg' ? CBG_COLUMNS : SMBG_COLUMNS) row[column] = cell(reading[column]);
-  row.otherFields = others.length ? JSON.stringify(Object.fromEntries(others)) : null;
-  return row;
+/** A reading as a table row in `columns`' order: its columns, the fields without one as JSON in `otherFields`. */
+export function readingCells(reading: ExportedReading, columns: readonly string[]): Cell[] {
+  const { fields } = reading;
+  return columns.map((column) => {
+    if (column === 'otherFields') return otherFields(fields);
+    // What the export computes, else the record's own field of that name.
+    if (column in reading) return cell(reading[column as keyof ExportedReading]);
+    return cell(fields[column]);
+  });
 }
+
+function otherFields(fields: Record<string, unknown>): Cell {
+  let others: Record<string, unknown> | null = null;
+  for (const name in fields) if (!COLUMNED.has(name)) (others ??= {})[name] = fields[name];
+  return others && JSON.stringify(others);
+}
+
+/** The columns of a reading's type, the rest empty: a row of the one CSV table. */
+export function readingCsvCells(reading: ExportedReading): Cell[] {
+  const own = reading.type === 'cbg' ? CBG_COLUMN_SET : SMBG_COLUMN_SET;
+  return readingCells(reading, CSV_COLUMNS).map((value, index) => (own.has(CSV_COLUMNS[index]!) ? value : null));
+}
+const CBG_COLUMN_SET = new Set(['type', ...CBG_COLUMNS]);
+const SMBG_COLUMN_SET = new Set(['type', ...SMBG_COLUMNS]);
+
+/** A table row in `columns`' order. */
+export const cellsOf = (row: TableRow, columns: readonly string[]): Cell[] =>
+  columns.map((column) => row[column] ?? null);
 
 /** A dataset as a table row; lists are joined with `|`. */
 export function uploadRow(upload: Record<string, unknown>): TableRow {

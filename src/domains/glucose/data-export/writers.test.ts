@@ -48,6 +48,9 @@ describe('a failure part-way', () => {
           localTime: '2024-01-01T00:00:00',
           localTimeOffset: 0,
           localTimeSource: 'utc',
+          deviceId: null,
+          createdTime: '2024-01-01T00:00:00.000Z',
+          fields: {},
         },
       ];
       throw new Error('the database went away');

@@ -4,13 +4,16 @@ import { stringify } from 'csv-stringify';
 import ExcelJS from 'exceljs';
 import {
   CBG_COLUMNS,
+  cellsOf,
   CSV_COLUMNS,
   formulaSafe,
-  readingRow,
+  readingCells,
+  readingCsvCells,
+  readingJson,
   SMBG_COLUMNS,
   UPLOAD_COLUMNS,
   uploadRow,
-  type TableRow,
+  type Cell,
 } from './export-rows';
 import type { ExportSource } from './export-source';
 
@@ -31,23 +34,28 @@ export function jsonExport(source: ExportSource): Readable {
   return Readable.from(
     (async function* () {
       let first = true;
-      const items = (values: unknown[]) => {
-        const text = values.map((value) => JSON.stringify(value)).join(',');
+      const items = (texts: string[]) => {
+        const text = texts.join(',');
         const chunk = first || !text ? text : `,${text}`;
         first &&= !text;
         return chunk;
       };
       yield '[';
-      for await (const batch of source.readings(['cbg', 'smbg'])) yield items(batch);
-      yield `${items(source.uploads())}]`;
+      for await (const batch of source.readings(['cbg', 'smbg'])) yield items(batch.map(readingJson));
+      yield `${items(source.uploads().map((upload) => JSON.stringify(upload)))}]`;
     })(),
   );
 }
 
 /** Every row of the one CSV table: readings in time order, then their uploads. */
-async function* csvRows(source: ExportSource): AsyncGenerator<TableRow> {
-  for await (const batch of source.readings(['cbg', 'smbg'])) for (const reading of batch) yield readingRow(reading);
-  for (const upload of source.uploads()) yield uploadRow(upload);
+async function* csvRows(source: ExportSource): AsyncGenerator<Cell[][]> {
+  for await (const batch of source.readings(['cbg', 'smbg'])) yield batch.map(readingCsvCells);
+  yield source.uploads().map((upload) => cellsOf(uploadRow(upload), CSV_COLUMNS));
+}
+
+/** Batches of rows as single rows, for csv-stringify. */
+async function* each<T>(batches: AsyncIterable<T[]>): AsyncGenerator<T> {
+  for await (const batch of batches) yield* batch;
 }
 
 /**
@@ -56,7 +64,7 @@ async function* csvRows(source: ExportSource): AsyncGenerator<TableRow> {
  */
 export function csvExport(source: ExportSource): Readable {
   // pipeline destroys the stringifier (and so the response) when reading fails.
-  return pipeline(Readable.from(csvRows(source)), csvStringifier(CSV_COLUMNS), () => {});
+  return pipeline(Readable.from(each(csvRows(source))), csvStringifier(CSV_COLUMNS), () => {});
 }
 
 /** csv-stringify as the export writes: a header row, CRLF, booleans as words, formula text escaped. */
@@ -82,20 +90,20 @@ async function writeSheet(
   out: PassThrough,
   name: string,
   columns: readonly string[],
-  batches: AsyncIterable<TableRow[]>,
+  batches: AsyncIterable<Cell[][]>,
 ): Promise<void> {
   const sheet = workbook.addWorksheet(name);
-  sheet.addRow(columns).commit();
+  sheet.addRow([...columns]).commit();
   for await (const rows of batches) {
-    for (const row of rows) sheet.addRow(columns.map((column) => row[column] ?? null)).commit();
+    for (const row of rows) sheet.addRow(row).commit();
     if (out.destroyed) throw new Error('The export’s reader went away');
     await roomIn(out);
   }
   sheet.commit();
 }
 
-async function* tableBatches<T>(batches: AsyncIterable<T[]>, row: (item: T) => TableRow) {
-  for await (const batch of batches) yield batch.map(row);
+async function* sheetBatches(source: ExportSource, type: 'cbg' | 'smbg', columns: readonly string[]) {
+  for await (const batch of source.readings([type])) yield batch.map((reading) => readingCells(reading, columns));
 }
 
 /**
@@ -106,10 +114,10 @@ export function xlsxExport(source: ExportSource): Readable {
   const out = new PassThrough();
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: false, useSharedStrings: false });
   const write = async () => {
-    await writeSheet(workbook, out, 'cbg', CBG_COLUMNS, tableBatches(source.readings(['cbg']), readingRow));
-    await writeSheet(workbook, out, 'smbg', SMBG_COLUMNS, tableBatches(source.readings(['smbg']), readingRow));
+    await writeSheet(workbook, out, 'cbg', CBG_COLUMNS, sheetBatches(source, 'cbg', CBG_COLUMNS));
+    await writeSheet(workbook, out, 'smbg', SMBG_COLUMNS, sheetBatches(source, 'smbg', SMBG_COLUMNS));
     const uploads = (async function* () {
-      yield source.uploads().map(uploadRow);
+      yield source.uploads().map((upload) => cellsOf(uploadRow(upload), UPLOAD_COLUMNS));
     })();
     await writeSheet(workbook, out, 'uploads', UPLOAD_COLUMNS, uploads);
     await workbook.commit();

@@ -56,11 +56,11 @@ async function floorRow(databaseUrl: string, userId: string, days: number): Prom
   const sql = `
     with newest as (select max(time) as last from glucose_readings
                      where user_id = $1 and type = 'cbg' and active and time <= now() + interval '1 day')
-    select extract(epoch from r.time) * 1000 as t, r.value as v
-      from newest n join glucose_readings r on r.user_id = $1 and r.type = 'cbg' and r.active
-       and r.time > date_bin('1 hour', n.last, timestamptz '2000-01-01Z') - $2::int * interval '1 day'
-       and r.time <= n.last
-     order by r.time, r.id`;
+    select r.* from newest n cross join lateral (
+      select extract(epoch from time) * 1000 as t, value as v from glucose_readings
+       where user_id = $1 and type = 'cbg' and active and time <= n.last
+         and time >= date_bin('1 hour', n.last, timestamptz '2000-01-01Z') - ($2::int * 24 - 1) * interval '1 hour'
+       order by time, id) r`;
   try {
     const latencies: number[] = [];
     const end = performance.now() + BENCH_SECONDS * 1000;

@@ -24,7 +24,8 @@ export interface AgpRows {
 /**
  * The active CGM readings of the AGP's window in one statement: the newest counted reading
  * anchors it, as it anchors the summary (summary-store.ts `updateSummary`), and one range scan of
- * the user's index reads only the columns the AGP needs. Without readings, one row of nulls.
+ * the user's index, in its (time, id) order, reads only the columns the AGP needs. Without
+ * readings, one row of nulls.
  */
 export async function windowReadings(
   em: EntityManager,
@@ -38,12 +39,15 @@ export async function windowReadings(
       `with newest as (
        select max(time) as last from glucose_readings
         where user_id = ? and type = 'cbg' and active and time >= ? and time <= ?)
-     select (extract(epoch from n.last) * 1000)::float8 as last, (extract(epoch from r.time) * 1000)::float8 as t,
-            r.value as v, r.minutes as m, r.fields->'timezoneOffset' as o, r.fields->>'timezone' as z, r.dataset_id as d
+     select (extract(epoch from n.last) * 1000)::float8 as last, r.*
        from newest n
-       left join glucose_readings r on r.user_id = ? and r.type = 'cbg' and r.active and r.time <= n.last
-        and r.time >= date_bin('1 hour', n.last, timestamptz '1970-01-01 00:00:00+00') - ? * interval '1 hour'
-      order by r.time, r.id`,
+       left join lateral (
+         select (extract(epoch from time) * 1000)::float8 as t, value as v, minutes as m,
+                fields->'timezoneOffset' as o, fields->>'timezone' as z, dataset_id as d
+           from glucose_readings
+          where user_id = ? and type = 'cbg' and active and time <= n.last
+            and time >= date_bin('1 hour', n.last, timestamptz '1970-01-01 00:00:00+00') - ? * interval '1 hour'
+          order by time, id) r on true`,
       [userId, new Date(now - PAST_MS), new Date(now + DAY_MS), userId, AGP_PERIODS[period] * 24 - 1],
     );
   const last = rows[0]?.last ?? null;

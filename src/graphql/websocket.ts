@@ -2,14 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import {
-  getOperationAST,
   GraphQLError,
-  parse,
-  specifiedRules,
-  validate,
-  type DocumentNode,
   type ExecutionArgs,
   type ExecutionResult,
+  type FormattedExecutionResult,
+  type GraphQLFormattedError,
   type GraphQLSchema,
 } from 'graphql';
 import { CloseCode } from 'graphql-ws';
@@ -23,10 +20,8 @@ import { isAuthenticated, type Principal } from '../kernel/principal';
 import { AccessTrail, type AccessSink } from '../kernel/access-trail';
 import { LoaderRegistry, type Scope } from '../kernel/scope';
 import { rootFieldsOf } from './access-trail';
-import { CostCache, queryCost } from './cost';
 import { formatError, isUnexpected } from './errors';
-import { limitRules, MAX_QUERY_COST, MAX_TOKENS } from './limits';
-import { listLengthLimit } from './list-limit';
+import { subscriptionRefusals } from './subscription-checks';
 
 /** A subscribe message larger than this closes the socket (ws answers 1009): documents are small. */
 const MAX_MESSAGE_BYTES = 64 * 1024;
@@ -70,20 +65,69 @@ function credentialHeaders(request: IncomingMessage, params: Readonly<Record<str
   return headers;
 }
 
-const refusal = (message: string, code: string) => new GraphQLError(message, { extensions: { code } });
+/**
+ * The connection of a socket whose credentials name a live, signed-in principal, timed to close
+ * (4401) when its token expires; null once the socket was closed with 4401 and the reason.
+ */
+async function authenticateConnection(
+  authenticator: Authenticator,
+  { socket, request }: { socket: { close(code: number, reason: string): void }; request: IncomingMessage },
+  params: Readonly<Record<string, unknown>> | undefined,
+): Promise<Connection | null> {
+  let principal: Principal;
+  try {
+    principal = await authenticator.principal(credentialHeaders(request, params));
+  } catch (error) {
+    if (!isAppError(error)) throw error;
+    socket.close(CloseCode.Unauthorized, error.message.slice(0, 120));
+    return null;
+  }
+  if (!isAuthenticated(principal)) {
+    socket.close(CloseCode.Unauthorized, 'Send an access token in the connection parameters');
+    return null;
+  }
+  const connection: Connection = { principal, subscriptions: 0 };
+  if (principal.expiresAt !== null) {
+    const left = Math.min(MAX_TIMER_MS, Math.max(0, principal.expiresAt * 1000 - Date.now()));
+    connection.expiry = setTimeout(() => socket.close(CloseCode.Unauthorized, 'Token expired'), left).unref();
+  }
+  return connection;
+}
 
-/** graphql-js's own parse and validation errors, under the codes Apollo gives them on POST /graphql. */
-const withCode = (errors: readonly GraphQLError[], code: string) =>
-  errors.map((error) =>
-    error.extensions.code
-      ? error
-      : new GraphQLError(error.message, {
-          nodes: error.nodes,
-          source: error.source,
-          positions: error.positions,
-          extensions: { code },
-        }),
-  );
+/**
+ * Errors as clients get them. An error the event stream threw (access gone) arrives wrapped
+ * without a path: its own error says what it is.
+ */
+function formatErrors(logger: Logger) {
+  return (errors: readonly GraphQLError[]): GraphQLFormattedError[] =>
+    errors.map((error) => {
+      const cause = error.path === undefined && error.originalError ? error.originalError : error;
+      if (isUnexpected(cause))
+        logger.error({ err: error.originalError ?? error, path: error.path }, 'subscription failed');
+      return formatError(error.toJSON(), cause);
+    });
+}
+
+/**
+ * What goes out for one event: its reads go to the access log first, as an HTTP answer's do; a
+ * session ended since the connection authenticated (logout, password change) gets an
+ * UNAUTHENTICATED error in place of the event, and the connection closes after it.
+ */
+async function eventToSend(
+  authenticator: Authenticator,
+  extra: { connection?: Connection; socket: { close(code: number, reason: string): void } },
+  scope: Scope,
+  result: ExecutionResult,
+  formatted: (errors: readonly GraphQLError[]) => GraphQLFormattedError[],
+): Promise<FormattedExecutionResult | undefined> {
+  await scope.accessTrail.flush(scope);
+  const { connection } = extra;
+  if (connection && !authenticator.isLive(connection.principal)) {
+    setImmediate(() => extra.socket.close(CloseCode.Unauthorized, 'Session ended'));
+    return { errors: [{ message: 'Session has ended; log in again', extensions: { code: 'UNAUTHENTICATED' } }] };
+  }
+  return result.errors ? { ...result, errors: formatted(result.errors) } : undefined;
+}
 
 /**
  * GraphQL subscriptions over WebSocket (graphql-ws's graphql-transport-ws protocol) on /graphql:
@@ -99,67 +143,16 @@ export function graphqlWebSocket({
   accessSink,
 }: GraphqlWebSocketDependencies): GraphqlWebSocket {
   const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
-  const costs = new CostCache();
-  const rules = [...specifiedRules, ...limitRules, listLengthLimit()];
+  const refusals = subscriptionRefusals(schema);
 
-  // An error the event stream threw (access gone) reaches here wrapped without a path: its own error says what it is.
-  const formatted = (errors: readonly GraphQLError[]) =>
-    errors.map((error) => {
-      const cause = error.path === undefined && error.originalError ? error.originalError : error;
-      if (isUnexpected(cause))
-        logger.error({ err: error.originalError ?? error, path: error.path }, 'subscription failed');
-      return formatError(error.toJSON(), cause);
-    });
-
-  const operationArgs = (
-    schemaDocument: DocumentNode,
-    payload: { operationName?: string | null; variables?: unknown },
-  ) => {
-    const errors = validate(schema, schemaDocument, rules);
-    if (errors.length) return withCode(errors, 'GRAPHQL_VALIDATION_FAILED');
-    const operation = getOperationAST(schemaDocument, payload.operationName ?? undefined);
-    if (operation?.operation !== 'subscription')
-      return [
-        refusal(
-          'Only subscriptions are served over WebSocket; send queries and mutations to POST /graphql',
-          'BAD_REQUEST',
-        ),
-      ];
-    const variables = (payload.variables ?? undefined) as Record<string, unknown> | undefined;
-    const name = payload.operationName ?? undefined;
-    try {
-      const cost = costs.of(schemaDocument, name, variables, () => queryCost(schema, schemaDocument, variables, name));
-      if (cost > MAX_QUERY_COST)
-        return [refusal(`Query cost ${cost} exceeds the maximum of ${MAX_QUERY_COST}`, 'QUERY_TOO_COMPLEX')];
-    } catch (error) {
-      if (error instanceof GraphQLError) return [error];
-      throw error;
-    }
-    return null;
-  };
+  const formatted = formatErrors(logger);
 
   useServer<Record<string, unknown> | undefined, { connection: Connection }>(
     {
       schema,
       onConnect: async (ctx) => {
-        const { socket, request } = ctx.extra;
-        let principal: Principal;
-        try {
-          principal = await authenticator.principal(credentialHeaders(request, ctx.connectionParams));
-        } catch (error) {
-          if (!isAppError(error)) throw error;
-          socket.close(CloseCode.Unauthorized, error.message.slice(0, 120));
-          return false;
-        }
-        if (!isAuthenticated(principal)) {
-          socket.close(CloseCode.Unauthorized, 'Send an access token in the connection parameters');
-          return false;
-        }
-        const connection: Connection = { principal, subscriptions: 0 };
-        if (principal.expiresAt !== null) {
-          const left = Math.min(MAX_TIMER_MS, Math.max(0, principal.expiresAt * 1000 - Date.now()));
-          connection.expiry = setTimeout(() => socket.close(CloseCode.Unauthorized, 'Token expired'), left).unref();
-        }
+        const connection = await authenticateConnection(authenticator, ctx.extra, ctx.connectionParams);
+        if (!connection) return false;
         ctx.extra.connection = connection;
         return true;
       },
@@ -167,16 +160,13 @@ export function graphqlWebSocket({
       onSubscribe: (ctx, _id, payload): ExecutionArgs | readonly GraphQLError[] => {
         const connection = ctx.extra.connection!;
         if (connection.subscriptions >= MAX_SUBSCRIPTIONS_PER_CONNECTION)
-          return [refusal(`At most ${MAX_SUBSCRIPTIONS_PER_CONNECTION} subscriptions per connection`, 'BAD_REQUEST')];
-        let document: DocumentNode;
-        try {
-          document = parse(payload.query, { maxTokens: MAX_TOKENS });
-        } catch (error) {
-          if (error instanceof GraphQLError) return withCode([error], 'GRAPHQL_PARSE_FAILED');
-          throw error;
-        }
-        const refused = operationArgs(document, payload);
-        if (refused) return refused;
+          return [
+            new GraphQLError(`At most ${MAX_SUBSCRIPTIONS_PER_CONNECTION} subscriptions per connection`, {
+              extensions: { code: 'BAD_REQUEST' },
+            }),
+          ];
+        const document = refusals(payload);
+        if (!('kind' in document)) return document;
         connection.subscriptions += 1;
         const scope: Scope = {
           principal: connection.principal,
@@ -205,19 +195,8 @@ export function graphqlWebSocket({
         if (ctx.extra.connection) ctx.extra.connection.subscriptions -= 1;
       },
       onError: (_ctx, _id, _payload, errors) => formatted(errors),
-      onNext: async (ctx, _id, _payload, args, result: ExecutionResult) => {
-        // What the event was read with goes to the access log before it is sent, as an HTTP answer's does.
-        const scope = args.contextValue as Scope;
-        await scope.accessTrail.flush(scope);
-        // A session ended since the connection authenticated (logout, password change): nothing more is sent.
-        const connection = ctx.extra.connection;
-        if (connection && !authenticator.isLive(connection.principal)) {
-          // Said in place of the event, then the connection closes (after this message is sent).
-          setImmediate(() => ctx.extra.socket.close(CloseCode.Unauthorized, 'Session ended'));
-          return { errors: [{ message: 'Session has ended; log in again', extensions: { code: 'UNAUTHENTICATED' } }] };
-        }
-        return result.errors ? { ...result, errors: formatted(result.errors) } : undefined;
-      },
+      onNext: (ctx, _id, _payload, args, result: ExecutionResult) =>
+        eventToSend(authenticator, ctx.extra, args.contextValue as Scope, result, formatted),
     },
     sockets,
   );

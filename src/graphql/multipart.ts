@@ -77,20 +77,37 @@ interface BodyInFlight {
 
 const bodiesInFlight = new WeakMap<Request, BodyInFlight>();
 
+/** One operations field, one map field, and the files, each within the upload limit. */
+const BUSBOY_LIMITS = {
+  fieldSize: JSON_BODY_LIMIT_BYTES,
+  fields: 2,
+  files: MAX_FILES_PER_REQUEST,
+  fileSize: CONTENT_SIZE_LIMIT + 1,
+};
+
+/** Hands a file part to the upload waiting for it, or reads it into nothing when none will read it. */
+function takeFile(inFlight: BodyInFlight | undefined, name: string, stream: Readable, info: Busboy.FileInfo): void {
+  // A body cut off mid-file fails the file's stream too; busboy reports the same fault, and a
+  // reader sees it as the stream's `errored`. Unheard, the error event would end the process.
+  stream.on('error', () => undefined);
+  const file = inFlight?.files.get(name);
+  // Every part nobody will read is read into nothing: unread, it would keep the body from ending.
+  if (!file || file.stream || file.discarded || inFlight!.draining) return void stream.resume();
+  // The operation waits for a file behind this one: holding this one would hold that one back.
+  if ([...inFlight!.files.values()].some((other) => other !== file && other.claimed && !other.stream)) {
+    discard(file);
+    return void stream.resume();
+  }
+  file.stream = stream;
+  file.resolve({ stream, mediaType: info.mimeType, filename: info.filename });
+}
+
 export function graphqlMultipart(onError: (error: AppError, res: Response) => void) {
   return (req: Request, res: Response, next: NextFunction): void => {
     if (!isMultipart(req)) return next();
     let busboy: Busboy.Busboy;
     try {
-      busboy = Busboy({
-        headers: req.headers,
-        limits: {
-          fieldSize: JSON_BODY_LIMIT_BYTES,
-          fields: 2,
-          files: MAX_FILES_PER_REQUEST,
-          fileSize: CONTENT_SIZE_LIMIT + 1,
-        },
-      });
+      busboy = Busboy({ headers: req.headers, limits: BUSBOY_LIMITS });
     } catch (error) {
       return onError(invalid(`malformed multipart request: ${(error as Error).message}`), res);
     }
@@ -139,21 +156,7 @@ export function graphqlMultipart(onError: (error: AppError, res: Response) => vo
         fail(error);
       }
     });
-    busboy.on('file', (name, stream, info) => {
-      // A body cut off mid-file fails the file's stream too; busboy reports the same fault, and a
-      // reader sees it as the stream's `errored`. Unheard, the error event would end the process.
-      stream.on('error', () => undefined);
-      const file = inFlight?.files.get(name);
-      // Every part nobody will read is read into nothing: unread, it would keep the body from ending.
-      if (!file || file.stream || file.discarded || inFlight!.draining) return void stream.resume();
-      // The operation waits for a file behind this one: holding this one would hold that one back.
-      if ([...inFlight!.files.values()].some((other) => other !== file && other.claimed && !other.stream)) {
-        discard(file);
-        return void stream.resume();
-      }
-      file.stream = stream;
-      file.resolve({ stream, mediaType: info.mimeType, filename: info.filename });
-    });
+    busboy.on('file', (name, stream, info) => takeFile(inFlight, name, stream, info));
     busboy.on('error', fail);
     busboy.on('close', () => {
       if (!inFlight) return fail(invalid('multipart request has no "operations" and "map" fields'));

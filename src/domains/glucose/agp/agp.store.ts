@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { placeholders } from '../../../kernel/sql';
+import { sqlOf } from '../../../infra/database/sql-runner';
 import type { LocalTimeHints } from '../local-time';
 import type { Reading } from '../summary/buckets';
 import { AGP_PERIODS, agpWindow, type AgpPeriod, type AgpWindow } from './agp';
@@ -33,23 +33,29 @@ export async function windowReadings(
   period: AgpPeriod,
   now: number,
 ): Promise<AgpRows> {
-  const rows = await em
-    .getConnection()
-    .execute<{ last: number | null; t: number; v: number; m: number; o: unknown; z: string | null; d: string }[]>(
-      `with newest as (
+  const { rows } = await sqlOf(em).bound<{
+    last: number | null;
+    t: number;
+    v: number;
+    m: number;
+    o: unknown;
+    z: string | null;
+    d: string;
+  }>(
+    `with newest as (
        select max(time) as last from glucose_readings
-        where user_id = ? and type = 'cbg' and active and time >= ? and time <= ?)
+        where user_id = $1 and type = 'cbg' and active and time >= $2 and time <= $3)
      select (extract(epoch from n.last) * 1000)::float8 as last, r.*
        from newest n
        left join lateral (
          select (extract(epoch from time) * 1000)::float8 as t, value as v, minutes as m,
                 fields->'timezoneOffset' as o, fields->>'timezone' as z, dataset_id as d
            from glucose_readings
-          where user_id = ? and type = 'cbg' and active and time <= n.last
-            and time >= date_bin('1 hour', n.last, timestamptz '1970-01-01 00:00:00+00') - ? * interval '1 hour'
+          where user_id = $1 and type = 'cbg' and active and time <= n.last
+            and time >= date_bin('1 hour', n.last, timestamptz '1970-01-01 00:00:00+00') - $4::int * interval '1 hour'
           order by time, id) r on true`,
-      [userId, new Date(now - PAST_MS), new Date(now + DAY_MS), userId, AGP_PERIODS[period] * 24 - 1],
-    );
+    [userId, new Date(now - PAST_MS), new Date(now + DAY_MS), AGP_PERIODS[period] * 24 - 1],
+  );
   const last = rows[0]?.last ?? null;
   if (last === null) return { window: null, readings: [] };
   return {
@@ -68,12 +74,10 @@ export async function windowReadings(
 /** The `timezone` each dataset's details name (null where none), in one query. */
 export async function datasetZones(em: EntityManager, ids: readonly string[]): Promise<Map<string, string | null>> {
   if (!ids.length) return new Map();
-  const rows = await em
-    .getConnection()
-    .execute<{ id: string; z: string | null }[]>(
-      `select id, details->>'timezone' as z from datasets where id in (${placeholders(ids.length)})`,
-      [...ids],
-    );
+  const { rows } = await sqlOf(em).bound<{ id: string; z: string | null }>(
+    `select id, details->>'timezone' as z from datasets where id = any($1::varchar[])`,
+    [ids],
+  );
   return new Map(rows.map((row) => [row.id, row.z]));
 }
 

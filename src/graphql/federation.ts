@@ -6,7 +6,6 @@ import { createResolversMap } from 'type-graphql';
 import { forbidden, invalid, isAppError, unauthenticated } from '../kernel/errors';
 import { isAuthenticated } from '../kernel/principal';
 import type { Scope } from '../kernel/scope';
-import type { ResolverBinding } from './schema';
 
 /**
  * How a federation reference to one entity type is resolved: by the type's own lookup field
@@ -33,13 +32,6 @@ export function referenceKey(reference: Record<string, unknown>, field: string):
 function absenceHidden(error: unknown, scope: Scope): unknown {
   if (!isAppError(error) || error.code !== 'NOT_FOUND' || scope.principal.isServer) return error;
   return isAuthenticated(scope.principal) ? forbidden() : unauthenticated();
-}
-
-/** The wired instance of a resolver class among the schema's bindings. */
-export function instanceIn<T>(bindings: ResolverBinding[], resolverClass: new (...args: never[]) => T): T {
-  const binding = bindings.find(([bound]) => bound === resolverClass);
-  if (!binding) throw new Error(`${resolverClass.name} is not among the schema's resolvers`);
-  return binding[1] as T;
 }
 
 /** Types and fields the subgraph build adds (`_entities`, `_Any`, `link__Import`, ...), not ours to describe. */

@@ -29,9 +29,10 @@ import { ClinicAccessLogResolver, UserAccessLogResolver } from '../domains/acces
 import { AccountConfirmationsResolver } from '../domains/confirmations/confirmations.resolver';
 import { CareTeamInvitationsResolver } from '../domains/confirmations/careteam-invitations.resolver';
 import type { Services } from '../services';
-import { instanceIn, referenceKey, type EntityBinding } from './federation';
+import { instanceIn, type ResolverBinding } from './bindings';
+import { referenceKey, type EntityBinding } from './federation';
 import { livePubSub } from './live';
-import { buildIsletSchema, type ResolverBinding } from './schema';
+import { buildIsletSchema } from './schema';
 
 /** Every resolver of the schema, listed once, with the services it calls. */
 export function resolverBindings(services: Services): ResolverBinding[] {

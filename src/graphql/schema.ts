@@ -1,11 +1,9 @@
 import { printSubgraphSchema } from '@apollo/subgraph';
 import { lexicographicSortSchema, type GraphQLSchema } from 'graphql';
 import { buildSchema, type PubSub } from 'type-graphql';
+import type { ResolverBinding } from './bindings';
 import { federatedSchema, type EntityBinding } from './federation';
 import { DateTimeScalar } from './scalars';
-
-/** A resolver class and the instance (with its services) that serves it. */
-export type ResolverBinding = [resolverClass: Function, instance: object];
 
 /**
  * Builds the schema as a Federation 2 subgraph: type-graphql types and resolvers (wired with

@@ -4,9 +4,9 @@ import type { Authenticator } from '../auth/authenticator';
 import type { Orm } from '../infra/database/orm';
 import { requestScope, type Logger } from '../infra/logger';
 import { isAppError, type AppError } from '../kernel/errors';
-import { AccessTrail, servedScope, type AccessSink } from '../kernel/access-trail';
+import { AccessTrail, type AccessSink } from '../kernel/access-trail';
 import { ANONYMOUS } from '../kernel/principal';
-import { LoaderRegistry, type Scope } from '../kernel/scope';
+import { LoaderRegistry, servedScope, type Scope } from '../kernel/scope';
 
 /** A request's Scope before (or without) its caller is known: its own unit of work and loaders, acting as nobody. */
 export function anonymousScope(req: Request, em: EntityManager, logger: Logger, accessSink: AccessSink | null): Scope {

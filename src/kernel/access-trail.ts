@@ -1,6 +1,5 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Scope } from './scope';
+import type { Principal } from './principal';
 import { USER_ID_PATTERN } from './validation';
 
 /** Whether an access to another account's data was let through or refused. */
@@ -32,11 +31,18 @@ export interface AccessEvent {
   clinicId: string | null;
 }
 
+/** Who made the decisions of a trail: the request's caller and id, and its unit of work. */
+export interface TrailOwner {
+  principal: Principal;
+  requestId: string;
+  em: EntityManager;
+}
+
 /**
- * Writes events in one statement, with the caller of `scope` as their accessor, inside `em`'s
+ * Writes events in one statement, with the caller of `owner` as their accessor, inside `em`'s
  * transaction when it has one.
  */
-export type AccessSink = (em: EntityManager, scope: Scope, events: readonly AccessEvent[]) => Promise<void>;
+export type AccessSink = (em: EntityManager, owner: TrailOwner, events: readonly AccessEvent[]) => Promise<void>;
 
 /** Whether two decisions on the same account say the same thing (one entry says both). */
 function sameDecision(one: AccessEvent, other: AccessEvent): boolean {
@@ -85,11 +91,11 @@ export class AccessTrail {
   }
 
   /** Writes what was recorded since the last write, within `em` (the request's, or a transaction's). */
-  async flush(scope: Scope, em: EntityManager = scope.em): Promise<void> {
+  async flush(owner: TrailOwner, em: EntityManager = owner.em): Promise<void> {
     if (!this.sink || !this.pending.length) return;
     const events = this.pending;
     this.pending = [];
-    await this.sink(em, scope, events);
+    await this.sink(em, owner, events);
   }
 
   /** A change rolled back: what led to it is not kept either. */
@@ -97,10 +103,3 @@ export class AccessTrail {
     this.pending = [];
   }
 }
-
-/**
- * The Scope of the request being served, so that a transaction committing anywhere in it (every
- * domain has its own) can carry the request's recorded decisions (see the access-log domain's
- * transaction subscriber).
- */
-export const servedScope = new AsyncLocalStorage<Scope>();

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { AccessTrail } from './access-trail';
@@ -32,3 +33,10 @@ export class LoaderRegistry {
     return loader;
   }
 }
+
+/**
+ * The Scope of the request being served, so that a transaction committing anywhere in it (every
+ * domain has its own) can carry the request's recorded decisions (see the access-log domain's
+ * transaction subscriber).
+ */
+export const servedScope = new AsyncLocalStorage<Scope>();

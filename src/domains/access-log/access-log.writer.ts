@@ -4,13 +4,8 @@ import { isDatabaseUnavailable } from '../../infra/database/availability';
 import { executeBound, executePrepared } from '../../infra/database/orm';
 import { requestScope, type Logger } from '../../infra/logger';
 import { accessLogEntriesLost } from '../../infra/metrics';
-import {
-  servedScope,
-  UNKNOWN_SUBJECT,
-  type AccessEvent,
-  type AccessOutcome,
-  type AccessSink,
-} from '../../kernel/access-trail';
+import { UNKNOWN_SUBJECT, type AccessEvent, type AccessOutcome, type AccessSink } from '../../kernel/access-trail';
+import { servedScope } from '../../kernel/scope';
 import type { Principal } from '../../kernel/principal';
 import { arrayLiteral } from '../../kernel/sql';
 import { distinctHours, hourOf, KnownHours, type SubjectHour } from './access-log.hours';

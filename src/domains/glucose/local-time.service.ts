@@ -27,8 +27,8 @@ export const recordHints = (fields: Record<string, unknown>): Pick<LocalTimeHint
 });
 
 export function localTimeOf(time: Date, hints: LocalTimeHints): LocalTime {
-  const offset = localOffset(time.getTime(), hints);
-  return { ...offset, localTime: localDateTime(time.getTime(), offset.minutes) };
+  const { minutes, source } = localOffset(time.getTime(), hints);
+  return { minutes, source, localTime: localDateTime(time.getTime(), minutes) };
 }
 
 /** A caller's `timeZone`: an IANA name the runtime knows, or a 400 naming the parameter. */

@@ -44,7 +44,8 @@ export interface ExportedReading {
   units: ExportUnits;
   uploadId: string;
   deviceId: string | null;
-  createdTime: string;
+  /** A Date: only the JSON writes it (JSON.stringify calls its toJSON). */
+  createdTime: Date;
   localTime: string;
   localTimeOffset: number;
   localTimeSource: string;
@@ -77,7 +78,7 @@ export function exportedReading(
     units,
     uploadId: reading.datasetId,
     deviceId: reading.deviceId,
-    createdTime: reading.createdTime.toISOString(),
+    createdTime: reading.createdTime,
     localTime: local.localTime,
     localTimeOffset: local.minutes,
     localTimeSource: local.source,
@@ -86,8 +87,13 @@ export function exportedReading(
 }
 
 /** The reading as Tidepool's data model writes it (its fields as uploaded), plus its local time. */
-export function readingRecord({ fields, deviceId, ...computed }: ExportedReading): Record<string, unknown> {
-  return { ...fields, ...computed, ...(deviceId === null ? {} : { deviceId }) };
+export function readingRecord({
+  fields,
+  deviceId,
+  createdTime,
+  ...computed
+}: ExportedReading): Record<string, unknown> {
+  return { ...fields, ...computed, ...(deviceId === null ? {} : { deviceId }), createdTime: createdTime.toISOString() };
 }
 
 /**

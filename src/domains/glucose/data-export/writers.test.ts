@@ -49,7 +49,7 @@ describe('a failure part-way', () => {
           localTimeOffset: 0,
           localTimeSource: 'utc',
           deviceId: null,
-          createdTime: '2024-01-01T00:00:00.000Z',
+          createdTime: new Date('2024-01-01T00:00:00.000Z'),
           fields: {},
         },
       ];

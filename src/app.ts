@@ -9,7 +9,7 @@ import { graphqlMultipart, isMultipart } from './graphql/multipart';
 import { sweepExpired } from './auth/oidc/postgres-adapter';
 import type { Config } from './config';
 import { schemaFor } from './graphql/resolvers';
-import { createServices } from './services';
+import { createServices, type Services } from './services';
 import { asAppError } from './infra/failures';
 import { realmRoutes } from './auth/endpoints';
 import { realmUnavailable } from './auth/endpoints/unavailable';
@@ -42,6 +42,8 @@ import type { Logger } from './infra/logger';
 import type { ObjectStore } from './infra/object-store/object-store';
 import type { ShutdownStep } from './infra/shutdown';
 import type { AppError } from './kernel/errors';
+import type { Scope } from './kernel/scope';
+import type { ApolloServer } from '@apollo/server';
 
 export interface AppDependencies {
   config: Config;
@@ -70,6 +72,117 @@ const contentSweepInterval = (config: Config) => Math.min(60_000, (config.upload
 /** Refusals at the edge of /graphql (body, token, NUL, lists), in the same codes as resolver errors. */
 function graphqlError(error: AppError, res: Response): void {
   res.status(HTTP_STATUS[error.code]).json(edgeErrorBody(error));
+}
+
+interface Mounting {
+  config: Config;
+  logger: Logger;
+  orm: Orm;
+  services: Services;
+  uploadTime: RequestHandler;
+}
+
+/** `/graphql`: the playground for browsers, then bodies (JSON or multipart), credentials and Apollo. */
+function mountGraphql(
+  app: express.Express,
+  {
+    config,
+    logger,
+    orm,
+    services,
+    apollo,
+    baseUrl,
+    uploadTime,
+  }: Mounting & { apollo: ApolloServer<Scope>; baseUrl: string },
+): void {
+  const multipart = graphqlMultipart(graphqlError);
+  const graphqlJson = jsonBody(graphqlError);
+  const graphqlBody: RequestHandler = (req, res, next) =>
+    isMultipart(req) ? uploadTime(req, res, () => multipart(req, res, next)) : graphqlJson(req, res, next);
+  const graphqlAuth = authenticate(services.authenticator, orm, logger, graphqlError, services.accessSink, {
+    lenient: asksOnlyFor(CREDENTIAL_FREE_MUTATIONS),
+  });
+  // GraphiQL for browsers (GET with Accept: text/html); without it, Apollo answers them as before.
+  if (config.graphqlPlayground) {
+    const playground = playgroundRouter({ baseUrl, defaultRealm: config.legacyRealm });
+    // Queries are POSTs: they skip the page's router altogether.
+    app.use('/graphql', (req, res, next) => {
+      if (req.method === 'GET' || req.method === 'HEAD') return playground(req, res, next);
+      next();
+    });
+  }
+  app.use('/graphql', apiCors, graphqlBody, graphqlAuth, refuseBadGraphQLInput(graphqlError));
+  app.use('/graphql', graphqlHttpHandler(apollo));
+}
+
+/** The legacy REST table and downloads, with the OpenAPI description generated from the same rows. */
+function mountRest(
+  app: express.Express,
+  { config, logger, orm, services, schema, uploadTime }: Mounting & { schema: GraphQLSchema },
+): void {
+  const restError = (error: AppError, res: Response) => sendAppError(res, error);
+  const parseJson = jsonBody(restError);
+  const strict = authenticate(services.authenticator, orm, logger, restError, services.accessSink);
+  const lenient = authenticate(services.authenticator, orm, logger, restError, services.accessSink, { lenient: true });
+  app.use(apiCors);
+  // Routes that run only credential-free mutations treat unusable credentials as none, as /graphql does.
+  const routes = restRoutes.map((route) => ({
+    ...route,
+    lenientCredentials: onlyMutationOf(getOperationAST(parse(route.document)), CREDENTIAL_FREE_MUTATIONS),
+  }));
+  const edgeFor = (route: RestRoute) => [
+    ...(route.body === 'binary' ? [uploadTime] : [parseJson]),
+    route.lenientCredentials ? lenient : strict,
+  ];
+  const downloads = contentRoutes(services);
+  // The OpenAPI description, generated at start-up from the rows served below, so it cannot drift from them.
+  app.use(
+    apiDocsRouter(
+      openApiDocument({
+        schema,
+        info: API_INFO,
+        routes: [
+          ...routes.map((route) => ({ ...route, edgeErrors: REST_EDGE_ERRORS })),
+          ...downloads.map((route) => ({
+            ...route,
+            method: 'get' as const,
+            status: 200,
+            edgeErrors: DOWNLOAD_EDGE_ERRORS,
+          })),
+          ...serviceEndpoints({ metricsHere: config.metricsPort === undefined }),
+        ],
+      }),
+    ),
+  );
+  app.use(restCompatRouter(schema, routes, edgeFor, { routes: downloads, edge: [strict] }));
+}
+
+/**
+ * The sweeps every instance runs: expired OIDC records, and unfinished uploads (once at start,
+ * then a few times per upload timeout). `stop` ends them and waits for a sweep in progress, so
+ * closing never closes the pool under it.
+ */
+function startSweeps(services: Services, orm: Orm, logger: Logger, config: Config) {
+  const sweeper = setInterval(() => {
+    sweepExpired(orm).catch((error: unknown) => logger.warn({ err: error }, 'sweeping expired OIDC records failed'));
+  }, SWEEP_INTERVAL_MS).unref();
+  // The sweep in progress, so that closing waits for it instead of closing the pool under it
+  // (a service stopped just after starting left the pool waiting on the start-up sweep's connection).
+  let contentSweep: Promise<unknown> = Promise.resolve();
+  const sweepContent = () =>
+    (contentSweep = services.contents
+      .sweep()
+      .then((settled) => settled && logger.info({ settled }, 'settled unfinished uploads and removals'))
+      .catch((error: unknown) => logger.warn({ err: error }, 'sweeping unfinished uploads failed')));
+  void sweepContent();
+  const contentSweeper = setInterval(sweepContent, contentSweepInterval(config)).unref();
+  return {
+    stop: () => {
+      clearInterval(sweeper);
+      clearInterval(contentSweeper);
+      return contentSweep;
+    },
+  };
 }
 
 /** Composes the service: domain services, realms, GraphQL, the legacy REST table and health. */
@@ -116,60 +229,8 @@ export async function createApp({
   app.use('/realms', realms.router(realmRoutes(services, config, logger, orm), realmUnavailable(logger)));
 
   const uploadTime = uploadDeadline(uploadRequestTimeoutMs(config.uploadTimeoutSeconds * 1000));
-  const multipart = graphqlMultipart(graphqlError);
-  const graphqlJson = jsonBody(graphqlError);
-  const graphqlBody: RequestHandler = (req, res, next) =>
-    isMultipart(req) ? uploadTime(req, res, () => multipart(req, res, next)) : graphqlJson(req, res, next);
-  const graphqlAuth = authenticate(authenticator, orm, logger, graphqlError, services.accessSink, {
-    lenient: asksOnlyFor(CREDENTIAL_FREE_MUTATIONS),
-  });
-  // GraphiQL for browsers (GET with Accept: text/html); without it, Apollo answers them as before.
-  if (config.graphqlPlayground) {
-    const playground = playgroundRouter({ baseUrl, defaultRealm: config.legacyRealm });
-    // Queries are POSTs: they skip the page's router altogether.
-    app.use('/graphql', (req, res, next) => {
-      if (req.method === 'GET' || req.method === 'HEAD') return playground(req, res, next);
-      next();
-    });
-  }
-  app.use('/graphql', apiCors, graphqlBody, graphqlAuth, refuseBadGraphQLInput(graphqlError));
-  app.use('/graphql', graphqlHttpHandler(apollo));
-
-  const restError = (error: AppError, res: Response) => sendAppError(res, error);
-  const parseJson = jsonBody(restError);
-  const strict = authenticate(authenticator, orm, logger, restError, services.accessSink);
-  const lenient = authenticate(authenticator, orm, logger, restError, services.accessSink, { lenient: true });
-  app.use(apiCors);
-  // Routes that run only credential-free mutations treat unusable credentials as none, as /graphql does.
-  const routes = restRoutes.map((route) => ({
-    ...route,
-    lenientCredentials: onlyMutationOf(getOperationAST(parse(route.document)), CREDENTIAL_FREE_MUTATIONS),
-  }));
-  const edgeFor = (route: RestRoute) => [
-    ...(route.body === 'binary' ? [uploadTime] : [parseJson]),
-    route.lenientCredentials ? lenient : strict,
-  ];
-  const downloads = contentRoutes(services);
-  // The OpenAPI description, generated at start-up from the rows served below, so it cannot drift from them.
-  app.use(
-    apiDocsRouter(
-      openApiDocument({
-        schema,
-        info: API_INFO,
-        routes: [
-          ...routes.map((route) => ({ ...route, edgeErrors: REST_EDGE_ERRORS })),
-          ...downloads.map((route) => ({
-            ...route,
-            method: 'get' as const,
-            status: 200,
-            edgeErrors: DOWNLOAD_EDGE_ERRORS,
-          })),
-          ...serviceEndpoints({ metricsHere: config.metricsPort === undefined }),
-        ],
-      }),
-    ),
-  );
-  app.use(restCompatRouter(schema, routes, edgeFor, { routes: downloads, edge: [strict] }));
+  mountGraphql(app, { config, logger, orm, services, apollo, baseUrl, uploadTime });
+  mountRest(app, { config, logger, orm, services, schema, uploadTime });
 
   app.use((req: Request, res: Response) => {
     res.status(404).json(errorBody(404, `No route for ${req.method} ${req.path}`));
@@ -181,19 +242,7 @@ export async function createApp({
     if (!res.headersSent) res.status(500).json(errorBody(500, 'Internal server error'));
   });
 
-  const sweeper = setInterval(() => {
-    sweepExpired(orm).catch((error: unknown) => logger.warn({ err: error }, 'sweeping expired OIDC records failed'));
-  }, SWEEP_INTERVAL_MS).unref();
-  // The sweep in progress, so that closing waits for it instead of closing the pool under it
-  // (a service stopped just after starting left the pool waiting on the start-up sweep's connection).
-  let contentSweep: Promise<unknown> = Promise.resolve();
-  const sweepContent = () =>
-    (contentSweep = services.contents
-      .sweep()
-      .then((settled) => settled && logger.info({ settled }, 'settled unfinished uploads and removals'))
-      .catch((error: unknown) => logger.warn({ err: error }, 'sweeping unfinished uploads failed')));
-  void sweepContent();
-  const contentSweeper = setInterval(sweepContent, contentSweepInterval(config)).unref();
+  const sweeps = startSweeps(services, orm, logger, config);
 
   return {
     handler: app,
@@ -201,9 +250,7 @@ export async function createApp({
     websocket,
     close: async (step) => {
       await step('GraphQL subscriptions', () => websocket.close());
-      clearInterval(sweeper);
-      clearInterval(contentSweeper);
-      await step('the sweep of unfinished uploads', () => contentSweep);
+      await step('the sweep of unfinished uploads', () => sweeps.stop());
       await step('Apollo Server', () => apollo.stop());
       await services.close(step);
     },

@@ -373,6 +373,18 @@ describe('GraphQL local time', () => {
     });
   });
 
+  it('reads the readings’ datasets in one statement however many readings ask (the dataset loader)', async () => {
+    const statements = async (first: number) => {
+      const query = `query ($id: ID!) { user(id: $id) { glucoseReadings(filter: { from: "2024-03-01T00:00:00Z", to: "2024-04-01T00:00:00Z" }, first: ${first}) { nodes { localTime } } } }`;
+      const reply = await graphql(app.url, query, { id: owner.userid }, owner.token);
+      expect(reply.body.data.user.glucoseReadings.nodes).toHaveLength(first);
+      return Number(reply.headers.get('x-sql-statements'));
+    };
+    const two = await statements(2);
+    expect(two).toBeGreaterThan(0);
+    expect(await statements(7)).toBe(two);
+  });
+
   it('takes the clinic’s zone when asked (a server here: clinicians read accounts they hold), refuses an unknown zone', async () => {
     const asClinic = await graphql(app.url, READINGS, { id: owner.userid, clinic: clinicId }, await serverToken(app));
     expect(asClinic.body.errors).toBeUndefined();

@@ -57,6 +57,8 @@ export interface RouteDoc {
   response?: JsonSchema;
   /** The success body's media type when it is not JSON (downloads). */
   responseMediaType?: string;
+  /** Other media types the success body may come in (a download's formats), by media type: their schemas. */
+  otherMediaTypes?: Record<string, JsonSchema>;
   /** Response headers of a success, by name (see RESPONSE_HEADERS in rest-compat/openapi/schemas). */
   responseHeaders?: readonly string[];
   /** Error statuses beyond those every operation may answer (400, 401, 403, 404, 500, 503). */
@@ -115,5 +117,11 @@ export interface ContentResponse {
 export interface ContentRoute {
   path: string;
   doc?: RouteDoc;
+  /**
+   * Set when the download shares its path with a JSON row (content negotiation): a request goes
+   * to it when its `format` parameter is given and not `json`, or, without one, when its Accept
+   * header prefers `mediaType` to JSON; any other goes on to the row.
+   */
+  negotiated?: { mediaType: string; format: string };
   open: (scope: Scope, params: Record<string, string>, query: Record<string, unknown>) => Promise<ContentResponse>;
 }

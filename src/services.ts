@@ -32,6 +32,7 @@ import type { PatientAccounts } from './domains/clinics/patient-accounts';
 import { PatientInvitesService } from './domains/clinics/patient-invites.service';
 import { PatientTagsService } from './domains/clinics/patient-tags.service';
 import { PatientsService } from './domains/clinics/patients.service';
+import { PatientExportService } from './domains/clinics/patient-export.service';
 import { TideService } from './domains/clinics/tide/tide.service';
 import { UsersService } from './domains/users/users.service';
 import { ConfirmationStore } from './domains/confirmations/confirmations.store';
@@ -56,6 +57,10 @@ import { BlobsService } from './domains/blobs/blobs.service';
 import { DeviceLogsService } from './domains/device-logs/device-logs.service';
 import { GlucoseService } from './domains/glucose/glucose.service';
 import { SummaryUpdater } from './domains/glucose/summary-updater';
+import { AgpService } from './domains/glucose/agp/agp.service';
+import type { GlucoseUnits } from './domains/glucose/summary/units';
+import { LocalTimeService } from './domains/glucose/local-time.service';
+import { DataExportService } from './domains/glucose/data-export/data-export.service';
 import { SUMMARY_CHANNEL, SummaryFeed } from './domains/glucose/summary-feed';
 
 export interface ServiceDependencies {
@@ -80,6 +85,12 @@ export interface Services {
   blobs: BlobsService;
   deviceLogs: DeviceLogsService;
   glucose: GlucoseService;
+  /** The Ambulatory Glucose Profile of a patient's CGM data. */
+  agp: AgpService;
+  /** Readings' local time (local-time.ts's rule) and the zone a user's uploads last named. */
+  localTime: LocalTimeService;
+  /** A patient's data as a JSON, CSV or Excel download. */
+  dataExport: DataExportService;
   summaryUpdater: SummaryUpdater;
   /** The mail outbox: domains enqueue rendered mail in the transaction of the action that needs it. */
   mail: MailQueue;
@@ -93,6 +104,7 @@ export interface Services {
   clinics: ClinicsService;
   clinicians: CliniciansService;
   patients: PatientsService;
+  patientExport: PatientExportService;
   patientTags: PatientTagsService;
   patientInvites: PatientInvitesService;
   tide: TideService;
@@ -174,6 +186,11 @@ export async function createServices({
     existing: accountsExist,
   };
   const clinics = new ClinicsService(clinicAccounts, config.objectQuotas.clinics);
+  const localTime = new LocalTimeService(
+    access,
+    async (scope, clinicId) => (await clinics.get(scope, clinicId)).timezone ?? null,
+  );
+  const dataExport = new DataExportService(access, localTime);
   const clinicians = new CliniciansService(
     clinics,
     clinicAccounts,
@@ -190,8 +207,18 @@ export async function createServices({
   };
   const patientTags = new PatientTagsService(clinics);
   const patients = new PatientsService(clinics, patientTags, patientAccounts, access);
+  const patientExport = new PatientExportService(clinics, baseUrl);
   const patientInvites = new PatientInvitesService(clinics, patients);
   const tide = new TideService(clinics);
+  const agp = new AgpService(access, async (scope, clinicId, userId) => {
+    const patient = await patients.get(scope, clinicId, userId);
+    const clinic = await clinics.reached(scope, clinicId);
+    return {
+      permissions: patient.permissions,
+      timezone: clinic.timezone ?? null,
+      units: clinic.preferredBgUnits as GlucoseUnits,
+    };
+  });
   const inviteeAccounts: InviteeAccounts = {
     verifiedAddresses: async (em, userId) => {
       const account = await users.findById(em, userId);
@@ -316,6 +343,9 @@ export async function createServices({
     blobs,
     deviceLogs,
     glucose,
+    agp,
+    localTime,
+    dataExport,
     summaryUpdater,
     mail: mailer.queue,
     summaryFeed,
@@ -326,6 +356,7 @@ export async function createServices({
     clinics,
     clinicians,
     patients,
+    patientExport,
     patientTags,
     patientInvites,
     tide,

@@ -82,6 +82,7 @@ function successResponse(route: DocumentedRoute, schema: GraphQLSchema): Json {
   );
   const content = doc?.response && {
     [doc.responseMediaType ?? 'application/json']: { schema: resolveInputs(doc.response, schema) },
+    ...Object.fromEntries(Object.entries(doc.otherMediaTypes ?? {}).map(([type, body]) => [type, { schema: body }])),
   };
   return {
     description: STATUS_CODES[route.status] ?? String(route.status),
@@ -134,12 +135,41 @@ function operation(route: DocumentedRoute, schema: GraphQLSchema): Json {
   };
 }
 
+/**
+ * One operation served in two media types by two routes on the same method and path (a JSON row
+ * and a download chosen by Accept or `format`): the first's operation, with the other's success
+ * content beside its own, its parameters added and its description appended.
+ */
+function negotiated(first: Json, other: Json): Json {
+  const responses = first.responses as Record<string, Json>;
+  const otherResponses = other.responses as Record<string, Json>;
+  const merged: Record<string, Json> = { ...otherResponses, ...responses };
+  for (const [status, response] of Object.entries(otherResponses))
+    if (responses[status]?.content && response.content)
+      merged[status] = {
+        ...responses[status],
+        content: { ...(responses[status].content as Json), ...(response.content as Json) },
+      };
+  const parameters = first.parameters as { name: string; in: string }[];
+  const added = (other.parameters as { name: string; in: string }[]).filter(
+    (parameter) => !parameters.some((known) => known.name === parameter.name && known.in === parameter.in),
+  );
+  const description = [first.description, other.description].filter(Boolean).join('\n\n');
+  return {
+    ...first,
+    ...(description ? { description } : {}),
+    parameters: [...parameters, ...added],
+    responses: merged,
+  };
+}
+
 /** The OpenAPI 3.1 description of every route, generated from the routes' own metadata. */
 export function openApiDocument({ schema, routes, info }: OpenApiInput): Json {
   const paths: Record<string, Json> = {};
   for (const route of routes) {
     const item = (paths[openApiPath(route.path)] ??= {});
-    item[route.method] = operation(route, schema);
+    const described = operation(route, schema);
+    item[route.method] = item[route.method] ? negotiated(item[route.method] as Json, described) : described;
   }
   return {
     openapi: '3.1.0',

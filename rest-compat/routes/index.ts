@@ -2,10 +2,13 @@ import type { ContentRoute, RestRoute } from '../route';
 import type { Services } from '../../src/services';
 import { blobDownloads, blobRoutes } from './blobs';
 import { clinicPatientRoutes } from './clinic-patients';
+import { patientCsvDownloads } from './clinic-patients-csv';
 import { clinicianRoutes } from './clinicians';
 import { clinicRoutes } from './clinics';
 import { deviceLogDownloads, deviceLogRoutes } from './device-logs';
 import { glucoseDownloads, glucoseRoutes } from './datasets';
+import { dataExportDownloads } from './data-export';
+import { agpRoutes } from './agp';
 import { permissionRoutes } from './permissions';
 import { sessionRoutes } from './sessions';
 import { userRoutes } from './users';
@@ -32,10 +35,15 @@ export const restRoutes: RestRoute[] = [
 ];
 
 /** Downloads, which stream bytes GraphQL cannot carry. */
-export function contentRoutes(services: Pick<Services, 'blobs' | 'deviceLogs' | 'glucose'>): ContentRoute[] {
+export function contentRoutes(
+  services: Pick<Services, 'blobs' | 'deviceLogs' | 'glucose' | 'patientExport' | 'agp' | 'dataExport'>,
+): ContentRoute[] {
   return [
     ...blobDownloads(services.blobs),
     ...deviceLogDownloads(services.deviceLogs),
     ...glucoseDownloads(services.glucose),
+    ...dataExportDownloads(services.dataExport),
+    ...agpRoutes(services.agp),
+    ...patientCsvDownloads(services.patientExport),
   ];
 }

@@ -13,10 +13,17 @@ import {
   UserGlucoseResolver,
 } from '../domains/glucose/glucose.resolver';
 import {
+  ClinicPatientTimeZoneResolver,
+  GlucoseReadingLocalTimeResolver,
+  UserTimeZoneResolver,
+} from '../domains/glucose/local-time.resolver';
+import {
   ClinicPatientFieldsResolver,
   ClinicPatientsResolver,
   PatientsResolver,
 } from '../domains/clinics/patients.resolver';
+import { CgmSummaryAgpResolver } from '../domains/glucose/agp/agp.resolver';
+import { ClinicPatientExportResolver } from '../domains/clinics/patient-export.resolver';
 import { Clinic } from '../domains/clinics/clinics.types';
 import {
   ClinicPatientSummaryUpdateFields,
@@ -46,9 +53,13 @@ export function resolverBindings(services: Services): ResolverBinding[] {
     [DeviceLogsResolver, new DeviceLogsResolver(services.deviceLogs)],
     [UserDeviceLogsResolver, new UserDeviceLogsResolver(services.deviceLogs)],
     [DatasetsResolver, new DatasetsResolver(services.glucose)],
-    [UserGlucoseResolver, new UserGlucoseResolver(services.glucose)],
+    [UserGlucoseResolver, new UserGlucoseResolver(services.glucose, services.localTime)],
+    [GlucoseReadingLocalTimeResolver, new GlucoseReadingLocalTimeResolver(services.localTime)],
+    [UserTimeZoneResolver, new UserTimeZoneResolver(services.localTime)],
+    [ClinicPatientTimeZoneResolver, new ClinicPatientTimeZoneResolver(services.localTime)],
     [GlucoseSummaryRepairResolver, new GlucoseSummaryRepairResolver(services.glucose)],
     [ClinicPatientGlucoseResolver, new ClinicPatientGlucoseResolver(services.glucose)],
+    [CgmSummaryAgpResolver, new CgmSummaryAgpResolver(services.agp)],
     [GlucoseSummarySubscriptions, new GlucoseSummarySubscriptions()],
     [GlucoseSummaryUpdateFields, new GlucoseSummaryUpdateFields(services.glucose)],
     [ClinicPatientSummaryUpdateFields, new ClinicPatientSummaryUpdateFields(services.patients)],
@@ -58,6 +69,7 @@ export function resolverBindings(services: Services): ResolverBinding[] {
     [ClinicCliniciansResolver, new ClinicCliniciansResolver(services.clinicians)],
     [CliniciansResolver, new CliniciansResolver(services.clinicians, services.clinics)],
     [ClinicPatientsResolver, new ClinicPatientsResolver(services.patients, services.patientInvites)],
+    [ClinicPatientExportResolver, new ClinicPatientExportResolver(services.patientExport)],
     [ClinicPatientFieldsResolver, new ClinicPatientFieldsResolver(services.users, services.clinics)],
     [PatientsResolver, new PatientsResolver(services.patients, services.patientTags, services.patientInvites)],
     [UserAccessLogResolver, new UserAccessLogResolver(services.accessLog)],

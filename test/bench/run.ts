@@ -4,8 +4,11 @@ import { startBenchS3 } from './s3';
 import { accountScenarios } from './scenarios/accounts';
 import { clinicPatientScenarios } from './scenarios/clinic-patients';
 import { clinicPatientFilterScenarios } from './scenarios/clinic-patient-filters';
+import { clinicPatientCsvScenarios } from './scenarios/clinic-patients-csv';
 import { contentScenarios } from './scenarios/content';
 import { glucoseScenarios } from './scenarios/glucose';
+import { agpScenarios } from './scenarios/agp';
+import { dataExportScenarios } from './scenarios/data-export';
 import { sharingScenarios } from './scenarios/sharing';
 import { tokenScenarios } from './scenarios/tokens';
 import { tideScenarios } from './scenarios/tide';
@@ -24,7 +27,10 @@ const SCENARIOS: Record<string, (env: BenchEnvironment) => Promise<Measurement[]
   sharing: sharingScenarios,
   'clinic-patients': clinicPatientScenarios,
   glucose: glucoseScenarios,
+  agp: agpScenarios,
+  'data-export': dataExportScenarios,
   'clinic-patient-filters': clinicPatientFilterScenarios,
+  'clinic-patients-csv': clinicPatientCsvScenarios,
   tide: tideScenarios,
   'access-log': accessLogScenarios,
   'login-flood': loginFloodScenarios,

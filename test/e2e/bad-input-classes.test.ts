@@ -33,7 +33,14 @@ afterEach(() => {
 });
 
 const NUL = '\u0000';
-const downloads = contentRoutes({ blobs: {} as never, deviceLogs: {} as never, glucose: {} as never });
+const downloads = contentRoutes({
+  blobs: {} as never,
+  deviceLogs: {} as never,
+  glucose: {} as never,
+  patientExport: {} as never,
+  agp: {} as never,
+  dataExport: {} as never,
+});
 const allRoutes = [
   ...restRoutes.map(({ method, path }) => ({ method, path })),
   ...downloads.map(({ path }) => ({ method: 'get', path })),

@@ -25,6 +25,8 @@ import {
 } from './glucose.types';
 import { GlucoseSummary, PERIOD_ARG, SummaryPeriodValue } from './glucose-summary.types';
 import { BgUnitsValue, UNITS_ARG } from './glucose-units.types';
+import { LocalTimeService } from './local-time.service';
+import { CLINIC_ZONE_ARG, TIME_ZONE_ARG } from './local-time.types';
 import { DEFAULT_GLUCOSE_UNITS } from './summary/units';
 import { clinicUnits } from '../clinics/clinics.loaders';
 
@@ -136,7 +138,10 @@ export class GlucoseSummaryRepairResolver {
 /** Glucose data as seen from an account. */
 @Resolver(() => User)
 export class UserGlucoseResolver {
-  constructor(private readonly glucose: GlucoseService) {}
+  constructor(
+    private readonly glucose: GlucoseService,
+    private readonly localTime: LocalTimeService,
+  ) {}
 
   @FieldResolver(() => DatasetConnection, {
     description: 'The upload sessions of this account, newest first; empty for callers who may not read its data.',
@@ -155,11 +160,16 @@ export class UserGlucoseResolver {
     filter: GlucoseReadingFilter,
     @Args() paging: PageArgs,
     @Arg('units', () => BgUnitsValue, UNITS_ARG) units: BgUnitsValue | null,
+    @Arg('timeZone', () => String, TIME_ZONE_ARG) timeZone: string | null,
+    @Arg('clinicId', () => ID, CLINIC_ZONE_ARG) clinicId: string | null,
     @Ctx() scope: Scope,
   ): Promise<GlucoseReadingConnection> {
     const types = filter.type ? [filter.type] : [GlucoseTypeValue.CBG, GlucoseTypeValue.SMBG];
+    const zones = await this.localTime.fallbacks(scope, { timeZone, clinicId });
     const list = await this.glucose.readingsOf(scope, user.userId, { types, from: filter.from, to: filter.to }, paging);
-    return GlucoseReadingConnection.of(list, (reading) => GlucoseReading.from(reading, units ?? DEFAULT_GLUCOSE_UNITS));
+    return GlucoseReadingConnection.of(list, (reading) =>
+      GlucoseReading.from(reading, units ?? DEFAULT_GLUCOSE_UNITS, zones),
+    );
   }
 
   @FieldResolver(() => GlucoseSummary, {

@@ -5,6 +5,7 @@ import type { Upload } from '../../kernel/upload';
 import type { DatasetRecord } from './dataset.entity';
 import type { StoredReading } from './glucose.loaders';
 import { BgUnitsValue } from './glucose-units.types';
+import type { ZoneFallbacks } from './local-time.service';
 import { fromMmol, type GlucoseUnits } from './summary/units';
 
 /** Upload session kinds: UPPER_SNAKE_CASE in GraphQL, Tidepool's names inside. */
@@ -186,12 +187,19 @@ export class GlucoseReading {
   @Field(() => String, { nullable: true, description: 'The device that took it, when known.' })
   deviceId!: string | null;
 
-  static from(reading: StoredReading, units: GlucoseUnits): GlucoseReading {
+  /** The record's own fields, which its local time reads (local-time.resolver.ts). */
+  fields!: Record<string, unknown>;
+
+  /** The zones its list was read with, for readings whose record and dataset name none. */
+  zoneFallbacks!: ZoneFallbacks;
+
+  static from(reading: StoredReading, units: GlucoseUnits, zoneFallbacks: ZoneFallbacks = {}): GlucoseReading {
     return Object.assign(new GlucoseReading(), {
       ...reading,
       type: reading.type as GlucoseTypeValue,
       value: fromMmol(reading.value, units),
       units,
+      zoneFallbacks,
     });
   }
 }

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { measureChecksPerSecond } from '../domains/users/password-hash';
-import { RateLimiter } from '../http/rate-limit';
+import { RateLimiter } from '../kernel/rate-limiter';
 import type { Logger } from '../infra/logger';
 import { passwordBudgetRate } from '../infra/metrics';
 import { rateLimited } from '../kernel/errors';

@@ -1,6 +1,7 @@
 import express from 'express';
 import type { Config } from '../../config';
-import { rateLimit, RateLimiter } from '../../http/rate-limit';
+import { rateLimit } from '../../http/rate-limit';
+import { RateLimiter } from '../../kernel/rate-limiter';
 import type { Logger } from '../../infra/logger';
 import type { Services } from '../../services';
 import type { Orm } from '../../infra/database/orm';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { RateLimiter } from './rate-limit';
+import { RateLimiter } from './rate-limiter';
 
 describe('RateLimiter', () => {
   it('allows bursts of twice the rate, then one request per refill, per key', () => {

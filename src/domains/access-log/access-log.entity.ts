@@ -46,7 +46,7 @@ export const AccessLogRecordSchema = defineEntity({
  * The hours (counted from 1970-01-01T00:00Z) in which a record reached an account: where the
  * pages of a user's log look, newest first, before reading that hour's records through
  * `access_log_records_hour_keys`. `allowed` and `refused` count the account's entries of the
- * hour, filled in once the hour is over and a count asks (access-log.user-log.ts).
+ * hour, filled in once the hour is over and a count asks (access-log.user-log.repository.ts).
  */
 export const AccessLogHourSchema = defineEntity({
   name: 'AccessLogHour',

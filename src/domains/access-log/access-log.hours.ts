@@ -24,9 +24,9 @@ export function distinctHours(pairs: Iterable<SubjectHour>): SubjectHour[] {
  * the previous hour of its clock, so that an hour costs each account one row, written with its
  * first record of the hour, and not a row per record. Records of older hours (written late,
  * after an outage) always write their row again: that is what clears an hour's stored counts
- * (access-log.user-log.ts counts only hours over for two hours). A busy hour forgets its
- * accounts once it holds `maxPerHour`: memory stays bounded, and a pair written again is only a
- * conflict PostgreSQL resolves.
+ * (access-log.user-log.repository.ts counts only hours over for two hours). A busy hour forgets
+ * its accounts once it holds `maxPerHour`: memory stays bounded, and a pair written again is only
+ * a conflict PostgreSQL resolves.
  */
 export class KnownHours {
   private readonly hours = new Map<number, Set<string>>();

@@ -1,4 +1,3 @@
-import { executeBound } from '../../infra/database/orm';
 import type { AccessOutcome } from '../../kernel/access-trail';
 import { pageArgs, pageOf, type PagedList, type SortKey } from '../../kernel/paging';
 import type { Scope } from '../../kernel/scope';
@@ -7,6 +6,7 @@ import { assertUserId } from '../../kernel/validation';
 import type { AccessPolicy } from '../permissions/access-policy';
 import { hourOf } from './access-log.hours';
 import { mayNameAccessor } from './access-log.rules';
+import { removeRecordsOlderThan } from './access-log.repository';
 import { clinicLogCountLoader, clinicLogPageLoader, userLogCountLoader, userLogPageLoader } from './access-log.loaders';
 import type { AccessLogFilter, StoredEntryRow } from './access-log.sql';
 
@@ -41,7 +41,7 @@ export type ClinicAdminCheck = (scope: Scope, clinicId: string) => Promise<void>
 export type AccountNames = (scope: Scope, userIds: readonly string[]) => Promise<Map<string, string>>;
 
 const isSafeInteger = (part: string | number) => typeof part === 'number' && Number.isSafeInteger(part);
-/** A user's log is ordered by hour, then entry id (access-log.user-log.ts). */
+/** A user's log is ordered by hour, then entry id (access-log.user-log.repository.ts). */
 const isUserKey = (key: SortKey) => key.length === 2 && key.every(isSafeInteger);
 /** A clinic's log is ordered by entry id (ids only grow, so newest first is id descending). */
 const isClinicKey = (key: SortKey) => key.length === 1 && key.every(isSafeInteger);
@@ -99,19 +99,7 @@ export class AccessLogService {
    * index loses the records' keys when PostgreSQL vacuums.
    */
   async sweep(scope: Pick<Scope, 'em'>, retentionDays: number): Promise<number> {
-    const { rows } = await executeBound(
-      scope.em,
-      `with cutoff as (select now() - make_interval(days => $1) as at),
-            gone as (
-              delete from access_log_records where at < (select at from cutoff) returning cardinality(subject_ids) as entries),
-            hours as (delete from access_log_hours where hour < (select access_log_hour(at) from cutoff)),
-            partly as (
-              update access_log_hours set allowed = null, refused = null
-               where hour = (select access_log_hour(at) from cutoff) and allowed is not null)
-       select coalesce(sum(entries), 0)::int as n from gone`,
-      [retentionDays],
-    );
-    return rows[0]!.n as number;
+    return removeRecordsOlderThan(scope.em, retentionDays);
   }
 
   /** Entries with the accessor's login name where the reader may see it: one name query per page. */

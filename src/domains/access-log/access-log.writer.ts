@@ -1,65 +1,19 @@
 import type { EventSubscriber, TransactionEventArgs } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { isDatabaseUnavailable } from '../../infra/database/availability';
-import { executeBound, executePrepared } from '../../infra/database/orm';
 import { requestScope, type Logger } from '../../infra/logger';
 import { accessLogEntriesLost } from '../../infra/metrics';
-import { UNKNOWN_SUBJECT, type AccessEvent, type AccessOutcome, type AccessSink } from '../../kernel/access-trail';
+import { UNKNOWN_SUBJECT, type AccessEvent, type AccessSink } from '../../kernel/access-trail';
 import { servedScope } from '../../kernel/scope';
 import type { Principal } from '../../kernel/principal';
-import { arrayLiteral } from '../../kernel/sql';
 import { distinctHours, hourOf, KnownHours, type SubjectHour } from './access-log.hours';
+import { ENTRY_SLOTS, insertGroupedRecords, insertRecordsWithin, type RecordRow } from './access-log.repository';
 
-/**
- * An access_log_records row as written (the table numbers it): what one request did, of one
- * kind (operation, outcome, clinic), to each account in `subject_ids`.
- */
-export interface RecordRow {
-  /**
-   * When the request's decisions were handed over: dated by the service, so that it knows the
-   * record's hour, and each account's row of `access_log_hours`, without asking PostgreSQL.
-   */
-  at: Date;
-  actor_user_id: string | null;
-  actor_is_server: boolean;
-  client_id: string | null;
-  clinic_id: string | null;
-  operation: string;
-  outcome: AccessOutcome;
-  request_id: string;
-  /** At most ENTRY_SLOTS accounts. */
-  subject_ids: string[];
-  /** The object ids the operation named of the account at the same position of `subject_ids`. */
-  object_ids: (readonly string[])[];
-}
-
-/** The accounts one record holds at most: an entry's id is its record's id × ENTRY_SLOTS + its position. */
-export const ENTRY_SLOTS = 4096;
+/** What a record is, for the writer's callers: the repository owns the table's shape. */
+export { ENTRY_SLOTS, type RecordRow } from './access-log.repository';
 
 const entriesIn = (records: readonly RecordRow[]) =>
   records.reduce((sum, record) => sum + record.subject_ids.length, 0);
-
-/**
- * Records, and the (account, hour) rows not yet written, in one statement (one round trip): the
- * records travel as one array per column, whatever their number (PostgreSQL reads arrays of
- * plain values faster than a JSON document of objects). A record's accounts and object ids
- * travel as the text of PostgreSQL arrays, since one array parameter cannot hold arrays of
- * different lengths. The GIN index `access_log_records_hour_keys` makes each account of a record
- * findable in its log. An (account, hour) row already there keeps its place, but loses its
- * stored counts (a record written late, into an hour already counted). `$13` 'off' commits the
- * statement's own transaction without waiting for the WAL flush (set_config(..., true) lasts
- * until that commit).
- */
-const INSERT_RECORDS = `with record as (
-    insert into access_log_records (at, actor_user_id, actor_is_server, client_id, clinic_id, operation, outcome, request_id, subject_ids, object_ids)
-    select r.at, r.actor_user_id, r.actor_is_server, r.client_id, r.clinic_id, r.operation, r.outcome, r.request_id, r.subject_ids::text[], r.object_ids::text[]
-      from (select set_config('synchronous_commit', $13, true)) as commit_setting,
-           unnest($1::timestamptz[], $2::text[], $3::boolean[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])
-             as r(at, actor_user_id, actor_is_server, client_id, clinic_id, operation, outcome, request_id, subject_ids, object_ids)
-    returning 1)
-  insert into access_log_hours (subject_id, hour)
-  select h.subject_id, h.hour from unnest($11::text[], $12::integer[]) as h(subject_id, hour)
-  on conflict (subject_id, hour) do update set allowed = null, refused = null where access_log_hours.allowed is not null`;
 
 /** The (account, hour) pairs of records, as often as they occur. */
 function* subjectHoursOf(records: readonly RecordRow[]): Generator<SubjectHour> {
@@ -67,37 +21,6 @@ function* subjectHoursOf(records: readonly RecordRow[]): Generator<SubjectHour> 
     const hour = hourOf(record.at);
     for (const subjectId of record.subject_ids) yield { subjectId, hour };
   }
-}
-
-/** Account, then hour: every statement takes the row locks of `access_log_hours` in this order, so none wait in a cycle. */
-const lockOrder = (one: SubjectHour, other: SubjectHour) =>
-  one.subjectId < other.subjectId ? -1 : one.subjectId > other.subjectId ? 1 : one.hour - other.hour;
-
-/**
- * INSERT_RECORDS' parameters: the records, and the rows of `access_log_hours` to write with them
- * (each once: one statement may not update a row twice).
- */
-function insertParams(records: readonly RecordRow[], hours: readonly SubjectHour[], waitForDisk: boolean): string[] {
-  const locked = [...hours].sort(lockOrder);
-  // As array literals made here: the driver's own conversion escapes every element with two
-  // regular expressions, which profiled as the largest part of recording in the service.
-  const column = <Key extends Exclude<keyof RecordRow, 'subject_ids' | 'object_ids'>>(key: Key) =>
-    arrayLiteral(records.map((record) => record[key]));
-  return [
-    column('at'),
-    column('actor_user_id'),
-    column('actor_is_server'),
-    column('client_id'),
-    column('clinic_id'),
-    column('operation'),
-    column('outcome'),
-    column('request_id'),
-    arrayLiteral(records.map((record) => arrayLiteral(record.subject_ids))),
-    arrayLiteral(records.map((record) => arrayLiteral(record.object_ids.map((ids) => arrayLiteral(ids))))),
-    arrayLiteral(locked.map((pair) => pair.subjectId)),
-    arrayLiteral(locked.map((pair) => pair.hour)),
-    waitForDisk ? 'on' : 'off',
-  ];
 }
 
 /** The most entries one INSERT carries; more wait for the next. */
@@ -262,7 +185,7 @@ export class GroupedEntryWriter {
     const em = this.em();
     const checked = await this.withAccountsOnly(em, records);
     const hours = this.knownHours.unknown(subjectHoursOf(checked), new Date());
-    await executePrepared(em, 'access_log_insert_records', INSERT_RECORDS, insertParams(checked, hours, false));
+    await insertGroupedRecords(em, checked, hours);
     this.knownHours.remember(hours, new Date());
   }
 
@@ -363,8 +286,7 @@ export function accessSink(grouped: GroupedEntryWriter): AccessSink {
   return async (em, { principal, requestId }, events) => {
     const records = recordsOf(principal, requestId, events);
     // Changes are few: their transaction writes every (account, hour) row, PostgreSQL keeping those it has.
-    if (em.getTransactionContext())
-      await executeBound(em, INSERT_RECORDS, insertParams(records, distinctHours(subjectHoursOf(records)), true));
+    if (em.getTransactionContext()) await insertRecordsWithin(em, records, distinctHours(subjectHoursOf(records)));
     else await grouped.write(records);
   };
 }

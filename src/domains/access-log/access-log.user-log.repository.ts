@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { executeBound } from '../../infra/database/orm';
+import { sqlOf } from '../../infra/database/sql-runner';
 import type { PageArgs } from '../../kernel/paging';
 import { hourFrom, hourOf } from './access-log.hours';
 import { andAll, conditions, RECORD_COLUMNS, type AccessLogFilter, type StoredEntryRow } from './access-log.sql';
-import { ENTRY_SLOTS } from './access-log.writer';
+import { ENTRY_SLOTS } from './access-log.repository';
 
 /**
  * A user's log: the hours in which records reached the user (`access_log_hours`), and in each
@@ -140,7 +140,7 @@ export async function userLogPages(
     // Only the first span can hold the cursor's hour.
     const after = length === FIRST_SPAN_HOURS ? args.after : null;
     const cursor = after ? { hour: `$${params.length + 6}::integer`, id: `$${params.length + 7}::bigint` } : null;
-    const { rows } = await executeBound(em, span(sql, cursor), [
+    const { rows } = await sqlOf(em).bound(span(sql, cursor), [
       open.map((reading) => reading.userId),
       open.map((reading) => reading.upTo),
       open.map((reading) => limit - reading.rows.length),
@@ -178,8 +178,8 @@ export async function userLogCounts(
     from: filter.startAt ? hourFrom(filter.startAt) : HOURS.min,
     to: filter.endAt ? hourOf(filter.endAt) - 1 : HOURS.max,
   };
-  await executeBound(em, STORE_COUNTS, [userIds, hours.from, hours.to]);
-  const { rows } = await executeBound(em, count(filter, sql), [
+  await sqlOf(em).bound(STORE_COUNTS, [userIds, hours.from, hours.to]);
+  const { rows } = await sqlOf(em).bound(count(filter, sql), [
     userIds,
     hours.from,
     hours.to,

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { accountDirectory, type AccountDirectory } from './auth/accounts';
+import { accountDirectory } from './auth/accounts';
 import { Authenticator } from './auth/authenticator';
 import { clientsFor } from './auth/oidc/clients';
 import { BrokerLogin } from './auth/brokering/broker-login';
@@ -15,6 +15,7 @@ import { SessionRevocations } from './auth/session-revocations';
 import { SessionsService } from './auth/sessions.service';
 import { TokenVerifier } from './auth/token-verifier';
 import type { Config } from './config';
+import type { Services } from './service-catalog';
 import { ownerAccounts } from './kernel/accounts';
 import { UploadsInFlight } from './kernel/uploads-in-flight';
 import type { Scope } from './kernel/scope';
@@ -22,7 +23,6 @@ import { AccessPolicy } from './domains/permissions/access-policy';
 import { assertClinicAccess, clinicControl, clinicGrants } from './domains/clinics/membership';
 import { AccessLogService } from './domains/access-log/access-log.service';
 import { accessEventsInTransactions, accessSink, GroupedEntryWriter } from './domains/access-log/access-log.writer';
-import type { AccessSink } from './kernel/access-trail';
 import { PermissionsService } from './domains/permissions/permissions.service';
 import { AccountLifecycleService, accountAddresses } from './domains/users/account-lifecycle.service';
 import { ClinicsService } from './domains/clinics/clinics.service';
@@ -49,10 +49,8 @@ import type { Orm } from './infra/database/orm';
 import type { Logger } from './infra/logger';
 import { DatabaseEvents } from './infra/database/events';
 import { createMailer } from './infra/mail/mailer';
-import type { MailQueue } from './infra/mail/mail';
 import { ContentStore } from './infra/content/content-store';
 import type { ObjectStore } from './infra/object-store/object-store';
-import type { ShutdownStep } from './infra/shutdown';
 import { BlobsService } from './domains/blobs/blobs.service';
 import { DeviceLogsService } from './domains/device-logs/device-logs.service';
 import { GlucoseService } from './domains/glucose/glucose.service';
@@ -70,55 +68,6 @@ export interface ServiceDependencies {
   objectStore: ObjectStore;
   baseUrl: string;
   secrets: { serverSecret: string; devClientSecret: string | undefined };
-}
-
-/** Every domain service and the auth machinery, wired once per process. */
-export interface Services {
-  access: AccessPolicy;
-  accessLog: AccessLogService;
-  /** Where each request's access trail writes; null when recording is off (ACCESS_LOG_RECORDING). */
-  accessSink: AccessSink | null;
-  users: UsersService;
-  lifecycle: AccountLifecycleService;
-  permissions: PermissionsService;
-  contents: ContentStore;
-  blobs: BlobsService;
-  deviceLogs: DeviceLogsService;
-  glucose: GlucoseService;
-  /** The Ambulatory Glucose Profile of a patient's CGM data. */
-  agp: AgpService;
-  /** Readings' local time (local-time.ts's rule) and the zone a user's uploads last named. */
-  localTime: LocalTimeService;
-  /** A patient's data as a JSON, CSV or Excel download. */
-  dataExport: DataExportService;
-  summaryUpdater: SummaryUpdater;
-  /** The mail outbox: domains enqueue rendered mail in the transaction of the action that needs it. */
-  mail: MailQueue;
-  /** Summary changes for this instance's live subscribers. */
-  summaryFeed: SummaryFeed;
-  /** Mailed keys of every confirmation flow (sign-up, password reset, invitations). */
-  confirmations: ConfirmationStore;
-  careTeamInvitations: CareTeamInvitationsService;
-  signupConfirmations: SignupConfirmationsService;
-  passwordResets: PasswordResetsService;
-  clinics: ClinicsService;
-  clinicians: CliniciansService;
-  patients: PatientsService;
-  patientExport: PatientExportService;
-  patientTags: PatientTagsService;
-  patientInvites: PatientInvitesService;
-  tide: TideService;
-  realms: Realms;
-  verifier: TokenVerifier;
-  revocations: SessionRevocations;
-  accountDirectory: AccountDirectory;
-  guard: LoginGuard;
-  broker: BrokerService;
-  brokerLogin: BrokerLogin;
-  brokerStates: BrokerStates;
-  authenticator: Authenticator;
-  sessions: SessionsService;
-  close(step: ShutdownStep): Promise<void>;
 }
 
 /** Entries expire by the day; an hourly look keeps a removal small. */

@@ -1,5 +1,5 @@
 import type { ContentRoute, RestRoute } from '../route';
-import type { Services } from '../../src/services';
+import type { Services } from '../../src/service-catalog';
 import { blobDownloads, blobRoutes } from './blobs';
 import { clinicPatientRoutes } from './clinic-patients';
 import { patientCsvDownloads } from './clinic-patients-csv';

@@ -35,7 +35,7 @@ import { ClinicPatientDataSourcesResolver, ClinicTideResolver } from '../domains
 import { ClinicAccessLogResolver, UserAccessLogResolver } from '../domains/access-log/access-log.resolver';
 import { AccountConfirmationsResolver } from '../domains/confirmations/confirmations.resolver';
 import { CareTeamInvitationsResolver } from '../domains/confirmations/careteam-invitations.resolver';
-import type { Services } from '../services';
+import type { Services } from '../service-catalog';
 import { instanceIn, type ResolverBinding } from './bindings';
 import { referenceKey, type EntityBinding } from './federation';
 import { livePubSub } from './live';

@@ -17,7 +17,8 @@ import type { Permission } from '../../src/domains/permissions/permission.model'
 import { newShareCode } from '../../src/domains/clinics/share-code';
 import type { ClinicRecord } from '../../src/domains/clinics/clinic.entity';
 import type { ClinicFields } from '../../src/domains/clinics/clinic-fields';
-import { createServices, type Services } from '../../src/services';
+import { createServices } from '../../src/services';
+import type { Services } from '../../src/service-catalog';
 import { createTestDatabase, type TestDatabase } from './database';
 
 /** What a server logs in with (SERVER_SECRET). */

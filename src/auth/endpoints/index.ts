@@ -3,7 +3,7 @@ import type { Config } from '../../config';
 import { rateLimit } from '../../http/rate-limit';
 import { RateLimiter } from '../../kernel/rate-limiter';
 import type { Logger } from '../../infra/logger';
-import type { Services } from '../../services';
+import type { Services } from '../../service-catalog';
 import type { Orm } from '../../infra/database/orm';
 import { AccountPages } from '../interactions/account-pages';
 import { InteractionRoutes } from '../interactions/interaction-routes';

@@ -74,6 +74,8 @@ export interface Config {
   objectQuotas: ObjectQuotas;
   /** Uploads into one account that may be in flight at once on one instance; more are refused (429). */
   uploadsPerAccount: number;
+  /** Data exports (downloads of a whole history) one caller may have streaming at once on one instance; more are refused (429). */
+  exportsPerCaller: number;
   /**
    * Glucose readings one account may store per hour of data (UTC, counting what is stored and
    * counts or will on its dataset's close); an upload that would pass it is refused whole.
@@ -245,6 +247,8 @@ export function loadConfig(env: Env = process.env): Config {
     },
     // An uploader sends one file at a time and an app a few; each upload holds a stream and a descriptor.
     uploadsPerAccount: integer(env, 'UPLOADS_PER_ACCOUNT', 16, 1, 10_000),
+    // An export reads a whole history and holds a stream for as long as its client reads; people download one or two.
+    exportsPerCaller: integer(env, 'EXPORTS_PER_CALLER', 2, 1, 1_000),
     // Four times the 60 a summary counts per hour (tidepool-semantics B.4): room for re-uploads, none for floods.
     glucoseReadingsPerHour: integer(env, 'GLUCOSE_READINGS_PER_HOUR', 240, 61, 100_000),
     // About a quarter of a second of updater work; 60 days of 5-minute CGM data fit in one turn.

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import { invalid } from '../../../kernel/errors';
+import type { ExportsInFlight } from '../../../kernel/exports-in-flight';
 import type { Scope } from '../../../kernel/scope';
 import { assertUserId } from '../../../kernel/validation';
 import { MAY_READ_DATA, type AccessPolicy } from '../../permissions/access-policy';
@@ -32,12 +33,14 @@ export interface ExportFile {
  * A patient's data to take away, as Tidepool's export service gives it: the cbg and smbg records
  * with their local time, and the uploads (datasets, with their devices) they came in, as JSON,
  * CSV or an Excel workbook. Who may read the data (MAY_READ_DATA, as `GET /data/{userId}`)
- * may export it; the decision is on the access log.
+ * may export it; the decision is on the access log. A caller has a bounded number of exports
+ * streaming at once (ExportsInFlight): one more is refused before anything is read.
  */
 export class DataExportService {
   constructor(
     private readonly access: AccessPolicy,
     private readonly localTime: LocalTimeService,
+    private readonly inFlight: ExportsInFlight,
   ) {}
 
   /** Checks the request and the caller, then opens the stream; nothing is read before a byte is wanted. */
@@ -52,7 +55,7 @@ export class DataExportService {
     const source = new ExportSource(scope, request.userId, range, request.units, fallbacks);
     const { mediaType, extension } = EXPORT_FORMATS[request.format];
     return {
-      stream: WRITERS[request.format](source),
+      stream: await this.inFlight.open(scope.principal, () => WRITERS[request.format](source)),
       mediaType,
       fileName: `islet-${request.userId}-${new Date().toISOString().slice(0, 10)}.${extension}`,
     };

@@ -14,6 +14,7 @@ import type { Services } from './service-catalog';
 import { asAppError } from './infra/failures';
 import { realmRoutes } from './auth/endpoints';
 import { realmUnavailable } from './auth/endpoints/unavailable';
+import { realmsRouter } from './auth/endpoints/realm-router';
 import { asksOnlyFor, graphqlHttpHandler, onlyMutationOf } from './graphql/http';
 import { CREDENTIAL_FREE_MUTATIONS } from './auth/sessions.resolver';
 import { createApolloServer } from './graphql/server';
@@ -227,7 +228,7 @@ export async function createApp({
   app.use(uploadInfoRouter());
   // With METRICS_PORT the service's own port has no /metrics (src/service.ts serves it there).
   if (config.metricsPort === undefined) app.get('/metrics', metricsEndpoint(config));
-  app.use('/realms', realms.router(realmRoutes(services, config, logger, orm), realmUnavailable(logger)));
+  app.use('/realms', realmsRouter(realms, realmRoutes(services, config, logger, orm), realmUnavailable(logger)));
 
   const uploadTime = uploadDeadline(uploadRequestTimeoutMs(config.uploadTimeoutSeconds * 1000));
   mountGraphql(app, { config, logger, orm, services, apollo, baseUrl, uploadTime });

@@ -1,4 +1,4 @@
-import express, { type NextFunction, type Request, type Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createLocalJWKSet, type JWTVerifyGetKey } from 'jose';
 import type Provider from 'oidc-provider';
 import { ConfigError, REALMS, type Config, type Realm } from '../config';
@@ -25,7 +25,8 @@ export interface RealmRuntime {
   keyIds: Set<string>;
   /** Keys the login form's CSRF tokens (a realm cookie secret). */
   csrfSecret: string;
-  handle: (req: Request, res: Response) => void;
+  /** The provider's own routes (node's request and response: express's extend them). */
+  handle: (req: IncomingMessage, res: ServerResponse) => void;
 }
 
 export interface RealmsOptions {
@@ -146,35 +147,4 @@ export class Realms {
     if (Date.now() - (this.lastReload.get(realm) ?? 0) < KEY_RELOAD_INTERVAL_MS) return undefined;
     return this.build(realm);
   }
-
-  /**
-   * `/realms/{realm}/...`: Islet's own per-realm routes (`own`: login pages, userinfo, ...) and
-   * then the realm's provider; `failed` answers what they throw. An unknown realm is a JSON 404.
-   */
-  router(own: express.Router, failed: express.ErrorRequestHandler): express.Router {
-    const router = express.Router();
-    router.use(
-      '/:realm',
-      (req: Request, res: Response, next: NextFunction) => {
-        const runtime = this.get(String(req.params.realm));
-        if (!runtime) {
-          res
-            .status(404)
-            .json({ error: 'not_found', error_description: `Realm "${String(req.params.realm)}" does not exist` });
-          return;
-        }
-        res.locals.realm = runtime;
-        next();
-      },
-      own,
-      (_req: Request, res: Response) => (res.locals.realm as RealmRuntime).handle(_req, res),
-      failed,
-    );
-    return router;
-  }
-}
-
-/** The realm a request under /realms/{realm} addresses. */
-export function realmOf(res: Response): RealmRuntime {
-  return res.locals.realm as RealmRuntime;
 }

@@ -8,8 +8,8 @@ import type { Orm } from '../../infra/database/orm';
 import { AccountPages } from '../interactions/account-pages';
 import { InteractionRoutes } from '../interactions/interaction-routes';
 import { messagePage, PAGE_HEADERS } from '../pages/pages';
-import { realmOf } from '../realms';
 import { formGuard } from './form-body';
+import { realmOf } from './realm-router';
 import { TokenEndpoints } from './token-endpoints';
 
 /**

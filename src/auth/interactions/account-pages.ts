@@ -8,7 +8,8 @@ import { isAppError, type AppError } from '../../kernel/errors';
 import type { Scope } from '../../kernel/scope';
 import { anonymousScope } from '../../http/authenticate';
 import { HTTP_STATUS } from '../../http/http-errors';
-import { realmOf, type RealmRuntime } from '../realms';
+import { realmOf } from '../endpoints/realm-router';
+import type { RealmRuntime } from '../realms';
 import { accountFormPage, messagePage, PAGE_HEADERS, type AccountForm } from '../pages/pages';
 
 const NEW_PASSWORD_FIELDS: AccountForm['fields'] = [

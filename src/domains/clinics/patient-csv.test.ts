@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { stringify } from 'csv-stringify/sync';
 import { MG_DL_PER_MMOL_L } from '../glucose/summary/units';
 import { patientCsvHeader, patientCsvRow, patientCsvWriter, type Cell } from './patient-csv';
 import type { PatientRow } from './patient-list';
@@ -106,5 +107,40 @@ describe('the patient CSV', () => {
     const cells: Cell[] = ['=HYPERLINK("http://x","y")', '+1', '-1', '@SUM(A1)', '\tx', '\rx', 'ok', -0.25, -3];
     const [, record] = (await written([cells])).split('\r\n');
     expect(record).toBe(`"'=HYPERLINK(""http://x"",""y"")",'+1,'-1,'@SUM(A1),'\tx,"'\rx",ok,-0.25,-3`);
+  });
+
+  it('writes what csv-stringify writes with escape_formulas, header and records alike', async () => {
+    const cells: Cell[][] = [
+      [
+        'plain',
+        '',
+        null,
+        0,
+        -0,
+        1e-7,
+        1e21,
+        -12.5,
+        NaN,
+        'ü, "x"',
+        '\uFF1Dx',
+        '\uFF0B1',
+        '\uFF0D1',
+        '\uFF20x',
+        'a\r\nb',
+      ],
+      ['-', '=', "'", '"', ',', '\n', '\r', ' =x', 'x-', '@', '+', '\t', 'naïve', 'ünïcödé', '7'],
+    ];
+    const header = patientCsvHeader('MMOL_L');
+    const expected = stringify(cells, {
+      header: true,
+      columns: header,
+      record_delimiter: 'windows',
+      quote_record_delimiter: true,
+      escape_formulas: true,
+    });
+    expect(await written(cells, 'MMOL_L')).toBe(expected);
+    expect(await written([], 'MMOL_L')).toBe(
+      stringify([], { header: true, columns: header, record_delimiter: 'windows' }),
+    );
   });
 });

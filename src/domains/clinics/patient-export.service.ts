@@ -1,21 +1,25 @@
 import { pipeline, Readable } from 'node:stream';
 import { invalid } from '../../kernel/errors';
 import type { Scope } from '../../kernel/scope';
-import { arrayLiteral } from '../../kernel/sql';
-import type { SummaryKind } from '../glucose/summary/buckets';
 import type { PeriodKey } from '../glucose/summary/periods';
 import type { GlucoseUnits } from '../glucose/summary/units';
-import { CLINIC_PERIOD_STATS_TABLE } from './clinic-patient-period-stats.entity';
 import type { ClinicsService } from './clinics.service';
 import { clinicUnits } from './clinics.loaders';
 import { assertClinicAccess, recordPatientAccess } from './membership';
-import { patientCsvRow, patientCsvWriter, type Cell, type PeriodRow } from './patient-csv';
-import { patientBatch, patientKey, type PatientFilter, type PatientOrder } from './patient-list';
+import { PERIOD_COLUMNS, patientCsvRow, patientCsvWriter, type Cell } from './patient-csv';
+import { exportedPatients, type ExportedPatient, type PatientFilter, type PatientOrder } from './patient-list';
 import { checkPatientList, patientListSearch, type PatientListQuery, type RequestedOrder } from './patient-list-query';
 import type { SummarySortSource } from './patient-filters';
 
-/** Patients read per statement: a few hundred kilobytes of rows at a time, whatever the clinic's size. */
-const BATCH_SIZE = 500;
+/**
+ * Rows fetched at a time through the export's cursor: few enough that they die young. While a
+ * fetch of 100 is turned into CSV, its rows outlive two collections of the young generation (a
+ * megabyte, which the service runs with) and are promoted: 100 promoted twice the bytes 20 did.
+ */
+const FETCH_SIZE = 20;
+
+/** Patients recorded on the access log between its writes: one access-log record each. */
+const ACCESS_GROUP = 1000;
 
 const BY_ACCOUNT: RequestedOrder = { field: 'userId', descending: false };
 
@@ -41,24 +45,23 @@ export class PatientExportService {
   constructor(
     private readonly clinics: ClinicsService,
     private readonly publicUrl: string,
-    private readonly batchSize = BATCH_SIZE,
+    private readonly fetchSize = FETCH_SIZE,
   ) {}
 
   /**
    * The list as CSV in `units` (the clinic's preferredBgUnits when null). Access and the query are
    * checked before this answers, so a refusal is an ordinary error; the stream then reads the
-   * patients in batches and fails (rather than ends) when a batch does.
+   * patients through one statement and fails (rather than ends) when it does.
    */
   async csv(scope: Scope, clinicId: string, query: PatientListQuery, units: GlucoseUnits | null): Promise<PatientCsv> {
     await assertClinicAccess(scope, clinicId, 'read');
     const { filter, order } = await checkPatientList(scope, clinicId, query.filter, query.order ?? BY_ACCOUNT);
     const chosen = units ?? (await clinicUnits(scope, clinicId));
     const tagNames = new Map((await this.clinics.patientTags(scope, clinicId)).map((tag) => [tag.id, tag.name]));
-    const batches = exportBatches(scope, clinicId, filter, order, query, this.batchSize);
+    const patients = recordedPatients(scope, clinicId, filter, order, query, this.fetchSize);
     const rows = async function* (): AsyncGenerator<Cell[]> {
-      for await (const { patients, periods } of batches) {
-        for (const patient of patients) yield patientCsvRow(patient, tagNames, periods.get(patient.userId)!, chosen);
-      }
+      for await (const fetched of patients)
+        for (const { patient, periods } of fetched) yield patientCsvRow(patient, tagNames, periods, chosen);
     };
     // Errors reach the reader as the stream's: the callback only keeps pipeline from raising them twice.
     const stream = pipeline(Readable.from(rows()), patientCsvWriter(chosen), () => undefined);
@@ -107,48 +110,36 @@ function agreed<T>(field: string, values: readonly (T | null | undefined)[]): T 
 }
 
 /**
- * The list's patients in batches (keyset, in the list's order), each with its period rows of
- * both kinds. A batch's reads go on the access log before its rows are handed on: a stream
- * outlives the one write the router makes before the first byte.
+ * The list's patients in its order, a fetch at a time, each on the access log before it is
+ * handed on: recorded as it is read, written every ACCESS_GROUP patients and when the stream
+ * ends or stops (the client left, the statement failed). A stream outlives the one write the
+ * router makes before the first byte. Fetches are not held back until a group is written: the
+ * rows of a thousand patients would outlive the young generation and be promoted.
  */
-async function* exportBatches(
+async function* recordedPatients(
   scope: Scope,
   clinicId: string,
   filter: PatientFilter,
   order: PatientOrder,
   period: Pick<PatientListQuery, 'period' | 'previous'>,
-  size: number,
-) {
-  const keyOf = patientKey(order);
-  let after: readonly (string | number)[] | null = null;
-  for (;;) {
-    const rows = await patientBatch(scope, clinicId, filter, order, { first: size, after });
-    const patients = rows.slice(0, size);
-    if (!patients.length) return;
-    const ids = patients.map((patient) => patient.userId);
-    const periods = await periodRows(scope, clinicId, ids, period);
-    recordPatientAccess(scope, clinicId, ids);
+  fetchSize: number,
+): AsyncGenerator<ExportedPatient[]> {
+  let unwritten = 0;
+  try {
+    for await (const fetched of exportedPatients(scope, clinicId, filter, order, period, PERIOD_COLUMNS, fetchSize)) {
+      recordPatientAccess(
+        scope,
+        clinicId,
+        fetched.map(({ patient }) => patient.userId),
+      );
+      unwritten += fetched.length;
+      if (unwritten >= ACCESS_GROUP) {
+        unwritten = 0;
+        await scope.accessTrail.flush(scope);
+      }
+      yield fetched;
+    }
+  } finally {
     await scope.accessTrail.flush(scope);
-    yield { patients, periods };
-    if (rows.length <= size) return;
-    after = keyOf(patients.at(-1)!);
   }
-}
-
-/** Each patient's rows of the clinic copy for one period, by kind, in one statement. */
-async function periodRows(
-  scope: Scope,
-  clinicId: string,
-  userIds: readonly string[],
-  { period, previous }: Pick<PatientListQuery, 'period' | 'previous'>,
-): Promise<Map<string, Partial<Record<SummaryKind, PeriodRow>>>> {
-  const rows = await scope.em
-    .getConnection()
-    .execute<PeriodRow[]>(
-      `select * from ${CLINIC_PERIOD_STATS_TABLE} where clinic_id = ? and user_id = any(?::text[]) and kind in ('cgm', 'bgm') and period = ? and previous = ?`,
-      [clinicId, arrayLiteral(userIds), period, previous],
-    );
-  const byPatient = new Map<string, Partial<Record<SummaryKind, PeriodRow>>>(userIds.map((id) => [id, {}]));
-  for (const row of rows) byPatient.get(row.user_id as string)![row.kind as SummaryKind] = row;
-  return byPatient;
 }

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Transaction } from 'kysely';
 import { executeBound, executePrepared } from './orm';
 
 /** What a statement that changes rows answers. */
@@ -18,6 +19,8 @@ export interface SqlResult<Row> {
  *   would cost as much as the write.
  * - `prepared`: a named prepared statement, outside any transaction, for a statement run so
  *   often that parsing and planning it each time shows (the access log's INSERT).
+ * - `stream`: `?` placeholders, the rows read through a cursor, for a statement whose rows are
+ *   too many to hold at once (an export).
  */
 export class SqlRunner {
   constructor(private readonly em: EntityManager) {}
@@ -30,6 +33,20 @@ export class SqlRunner {
   async run(sql: string, params: readonly unknown[] = []): Promise<number> {
     const result = await this.em.execute<{ affectedRows: number }>(sql, [...params], 'run');
     return result.affectedRows;
+  }
+
+  /**
+   * The rows one at a time, read `chunkSize` at a time through a cursor (pg-cursor, which the ORM
+   * configures) as the caller asks for them: one statement in one pass, holding a connection (or
+   * the transaction's) until the rows end or the caller stops reading, which closes the cursor.
+   */
+  stream<Row = Record<string, unknown>>(
+    sql: string,
+    params: readonly unknown[],
+    chunkSize: number,
+  ): AsyncIterableIterator<Row> {
+    const transaction = this.em.getTransactionContext<Transaction<unknown>>();
+    return this.em.getConnection().stream<Row & object>(sql, [...params], transaction, undefined, chunkSize);
   }
 
   bound<Row = Record<string, unknown>>(sql: string, params: readonly unknown[]): Promise<SqlResult<Row>> {

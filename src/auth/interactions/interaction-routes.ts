@@ -184,7 +184,9 @@ export class InteractionRoutes {
     const hint = typeof req.query.kc_idp_hint === 'string' ? req.query.kc_idp_hint : interaction.params.kc_idp_hint;
     const provider = typeof hint === 'string' ? this.broker.providers.find(runtime.realm, hint) : undefined;
     // kc_idp_hint skips the login page; coming back with a notice means that route already failed.
-    if (provider && !req.query.notice) return this.brokerLogin.start(runtime, provider, interaction.uid, res);
+    if (provider && !req.query.notice) {
+      return res.redirect(303, (await this.brokerLogin.start(runtime, provider, interaction.uid)).href);
+    }
     const notice = typeof req.query.notice === 'string' ? NOTICES[req.query.notice] : undefined;
     await this.renderLogin(res, runtime, interaction, { notice });
   }
@@ -293,13 +295,15 @@ export class InteractionRoutes {
   private async brokerReturn(req: Request, res: Response): Promise<void> {
     const runtime = realmOf(res);
     res.set(PAGE_HEADERS);
-    const outcome = await this.brokerLogin.complete(runtime, String(req.params.alias), req).catch((error: unknown) => {
-      this.logger.warn(
-        { err: error, realm: runtime.realm, alias: req.params.alias },
-        'brokered login failed at the provider',
-      );
-      return 'failed' as const;
-    });
+    const outcome = await this.brokerLogin
+      .complete(runtime, String(req.params.alias), queryOf(req))
+      .catch((error: unknown) => {
+        this.logger.warn(
+          { err: error, realm: runtime.realm, alias: req.params.alias },
+          'brokered login failed at the provider',
+        );
+        return 'failed' as const;
+      });
     if (outcome === undefined || outcome === 'failed') {
       res
         .status(400)
@@ -323,6 +327,12 @@ export class InteractionRoutes {
   ): Promise<void> {
     await runtime.provider.interactionFinished(req, res, result, { mergeWithLastSubmission: false });
   }
+}
+
+/** The query string a request came with (`?...`), as written. */
+function queryOf(req: Request): string {
+  const start = req.originalUrl.indexOf('?');
+  return start < 0 ? '' : req.originalUrl.slice(start);
 }
 
 /**

@@ -1,16 +1,10 @@
 import { Loader } from '../../kernel/loader';
-import { placeholders } from '../../kernel/sql';
 import type { PageArgs } from '../../kernel/paging';
 import type { Scope } from '../../kernel/scope';
-import type { Grant, Permission } from './permission.model';
+import type { Grant } from './permission.model';
+import { callerGrantsOn, grantCountsOf, grantPagesOf, type GrantRow, type Side } from './permissions.repository';
 
-export interface GrantRow {
-  sharer_id: string;
-  grantee_id: string;
-  permissions: Permission[];
-}
-
-function groupBy(rows: GrantRow[], key: 'sharer_id' | 'grantee_id', ids: readonly string[]): GrantRow[][] {
+function groupBy(rows: GrantRow[], key: Side, ids: readonly string[]): GrantRow[][] {
   const groups = new Map(ids.map((id) => [id, [] as GrantRow[]]));
   for (const row of rows) groups.get(row[key])?.push(row);
   return ids.map((id) => groups.get(id)!);
@@ -25,22 +19,11 @@ export function callerGrants(scope: Scope, callerId: string): Loader<string, Gra
     `permissions.caller:${callerId}`,
     () =>
       new Loader(async (targets) => {
-        const rows = await scope.em
-          .getConnection()
-          .execute<{ sharer_id: string; permissions: Permission[]; clinic_id: string | null }[]>(
-            `select sharer_id, permissions, clinic_id from permission_grants where grantee_id = ? and sharer_id in (${placeholders(targets.length)})`,
-            [callerId, ...targets],
-          );
-        const bySharer = new Map(
-          rows.map((row) => [row.sharer_id, { permissions: row.permissions, clinicId: row.clinic_id }]),
-        );
+        const bySharer = await callerGrantsOn(scope.em, callerId, targets);
         return targets.map((target) => bySharer.get(target) ?? null);
       }),
   );
 }
-
-type Side = 'sharer_id' | 'grantee_id';
-const otherSide = (column: Side): Side => (column === 'sharer_id' ? 'grantee_id' : 'sharer_id');
 
 /**
  * A page of the grants of many accounts on one side (given, or received), ordered by the other
@@ -48,19 +31,9 @@ const otherSide = (column: Side): Side => (column === 'sharer_id' ? 'grantee_id'
  */
 export function grantPages(scope: Scope, column: Side, args: PageArgs): Loader<string, GrantRow[]> {
   return scope.loaders.get(`permissions.page:${column}:${args.first}:${JSON.stringify(args.after)}`, () => {
-    const other = otherSide(column);
-    return new Loader<string, GrantRow[]>(async (ids) => {
-      const after = args.after === null ? '' : ` and ${other} > ?`;
-      const rows = await scope.em.getConnection().execute<GrantRow[]>(
-        `select sharer_id, grantee_id, permissions from (
-           select sharer_id, grantee_id, permissions,
-             row_number() over (partition by ${column} order by ${other}) as position
-           from permission_grants where ${column} in (${placeholders(ids.length)})${after}
-         ) ranked where position <= ? order by ${column}, ${other}`,
-        [...ids, ...(args.after === null ? [] : [args.after[0]]), args.first + 1],
-      );
-      return groupBy(rows, column, ids);
-    });
+    return new Loader<string, GrantRow[]>(async (ids) =>
+      groupBy(await grantPagesOf(scope.em, column, ids, args), column, ids),
+    );
   });
 }
 
@@ -68,13 +41,7 @@ export function grantPages(scope: Scope, column: Side, args: PageArgs): Loader<s
 export function grantCounts(scope: Scope, column: Side): Loader<string, number> {
   return scope.loaders.get(`permissions.count:${column}`, () => {
     return new Loader<string, number>(async (ids) => {
-      const rows = await scope.em
-        .getConnection()
-        .execute<{ id: string; count: string }[]>(
-          `select ${column} as id, count(*) as count from permission_grants where ${column} in (${placeholders(ids.length)}) group by ${column}`,
-          [...ids],
-        );
-      const counts = new Map(rows.map((row) => [row.id, Number(row.count)]));
+      const counts = await grantCountsOf(scope.em, column, ids);
       return ids.map((id) => counts.get(id) ?? 0);
     });
   });

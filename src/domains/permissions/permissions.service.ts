@@ -5,8 +5,14 @@ import type { Scope } from '../../kernel/scope';
 import { assertUserId, USER_ID_PATTERN } from '../../kernel/validation';
 import type { AccessPolicy } from './access-policy';
 import { GRANTABLE_PERMISSIONS, type Permission } from './permission.model';
-import { PermissionGrantSchema } from './permission-grant.entity';
-import { grantCounts, grantPages, type GrantRow } from './permissions.loaders';
+import { grantCounts, grantPages } from './permissions.loaders';
+import {
+  removeClinicGrants,
+  removeGrant,
+  removeGrantsOfUser,
+  saveGrant,
+  type GrantRow,
+} from './permissions.repository';
 import { pageArgs, pageOf, type PagedList, type SortKey } from '../../kernel/paging';
 import type { AccountsExist } from '../../kernel/accounts';
 
@@ -151,11 +157,7 @@ export class PermissionsService {
     clinicId: string,
     leaving: { clinicianId: string } | { patientId: string },
   ): Promise<void> {
-    const whose =
-      'patientId' in leaving
-        ? { sharerId: leaving.patientId }
-        : { $or: [{ granteeId: leaving.clinicianId }, { grantedBy: leaving.clinicianId }] };
-    await tx.nativeDelete(PermissionGrantSchema, { clinicId, ...whose });
+    await removeClinicGrants(tx, clinicId, leaving);
   }
 
   /**
@@ -163,9 +165,7 @@ export class PermissionsService {
    * it made through a clinic (its leaving the clinic ends them).
    */
   async forgetUser(scope: Scope, userId: string): Promise<void> {
-    await scope.em.nativeDelete(PermissionGrantSchema, {
-      $or: [{ sharerId: userId }, { granteeId: userId }, { grantedBy: userId, clinicId: { $ne: null } }],
-    });
+    await removeGrantsOfUser(scope.em, userId);
   }
 
   /**
@@ -210,18 +210,7 @@ export class PermissionsService {
     permissions: Permission[],
     made: { clinicId: string | null; grantedBy: string | null },
   ): Promise<void> {
-    if (permissions.length === 0) {
-      await em.nativeDelete(PermissionGrantSchema, { sharerId, granteeId });
-      return;
-    }
-    const now = new Date();
-    await em.upsert(
-      PermissionGrantSchema,
-      { sharerId, granteeId, permissions, ...made, createdTime: now, modifiedTime: now },
-      {
-        onConflictFields: ['sharerId', 'granteeId'],
-        onConflictMergeFields: ['permissions', 'clinicId', 'grantedBy', 'modifiedTime'],
-      },
-    );
+    if (permissions.length === 0) await removeGrant(em, sharerId, granteeId);
+    else await saveGrant(em, sharerId, granteeId, permissions, made);
   }
 }

@@ -66,6 +66,77 @@ const refused: [string, string, string][] = [
     "import { createGraphql } from '../../graphql/server';",
   ],
   ['a types file imports express', 'src/domains/blobs/probe.types.ts', "import type { Request } from 'express';"],
+  [
+    "a domain's subfolder reads another domain's entity",
+    'src/domains/clinics/tide/probe.ts',
+    "import type { DatasetRecord } from '../../glucose/dataset.entity';",
+  ],
+  [
+    "a domain's subfolder reads another domain's entity through domains/",
+    'src/domains/clinics/tide/probe.ts',
+    "import type { DatasetRecord } from '../../../domains/glucose/dataset.entity';",
+  ],
+  [
+    "a resolver in a domain's subfolder reads another domain's entity",
+    'src/domains/glucose/agp/probe.resolver.ts',
+    "import type { UserRecord } from '../../users/user.entity';",
+  ],
+  [
+    "a domain's subfolder imports express",
+    'src/domains/glucose/agp/probe.ts',
+    "import type { Request } from 'express';",
+  ],
+  [
+    "a service imports auth's endpoints",
+    'src/domains/users/probe.service.ts',
+    "import { realmOf } from '../../auth/endpoints/realm-router';",
+  ],
+  ["auth's core imports its endpoints", 'src/auth/probe.ts', "import { realmRoutes } from './endpoints';"],
+  [
+    "auth's core imports its interactions from a subfolder",
+    'src/auth/oidc/probe.ts',
+    "import { AccountPages } from '../interactions/account-pages';",
+  ],
+  ["auth's core imports express", 'src/auth/brokering/probe.ts', "import type { Request } from 'express';"],
+  ["auth's core imports src/http", 'src/auth/probe.ts', "import { rateLimit } from '../http/rate-limit';"],
+  ["auth's core imports src/graphql", 'src/auth/probe.ts', "import { PageArgs } from '../graphql/connection';"],
+  [
+    "auth's core imports rest-compat",
+    'src/auth/oidc/probe.ts',
+    "import { errorBody } from '../../../rest-compat/router';",
+  ],
+  [
+    "auth's resolver imports auth's endpoints",
+    'src/auth/probe.resolver.ts',
+    "import { realmRoutes } from './endpoints';",
+  ],
+  ['src/http imports rest-compat', 'src/http/probe.ts', "import { errorBody } from '../../rest-compat/router';"],
+  ['src/http imports the playground', 'src/http/probe.ts', "import { playgroundRouter } from '../playground/page';"],
+  ['src/graphql imports the composition root', 'src/graphql/probe.ts', "import type { Services } from '../services';"],
+  [
+    'rest-compat imports the composition root',
+    'rest-compat/routes/probe.ts',
+    "import type { Services } from '../../src/services';",
+  ],
+  ["auth's endpoints import the app", 'src/auth/endpoints/probe.ts', "import { createApp } from '../../app';"],
+  [
+    "auth's interactions import the service",
+    'src/auth/interactions/probe.ts',
+    "import { startService } from '../../service';",
+  ],
+  ['the playground imports main', 'src/playground/probe.ts', "import '../main';"],
+  ['src/http imports the composition root', 'src/http/probe.ts', "import { createServices } from '../services';"],
+  [
+    'a service imports the composition root',
+    'src/domains/blobs/probe.service.ts',
+    "import { createApp } from '../../app';",
+  ],
+  ['the kernel imports the composition root', 'src/kernel/probe.ts', "import type { Services } from '../services';"],
+  [
+    'the Services catalogue imports a transport',
+    'src/service-catalog.ts',
+    "import { realmRoutes } from './auth/endpoints';",
+  ],
 ];
 
 const allowed: [string, string, string][] = [
@@ -98,6 +169,51 @@ const allowed: [string, string, string][] = [
     'the composition root registers entities',
     'src/entities.ts',
     "import { UserSchema } from './domains/users/user.entity';",
+  ],
+  [
+    "a domain's subfolder reads its own domain's entity",
+    'src/domains/clinics/tide/probe.ts',
+    "import type { ClinicRecord } from '../clinic.entity';",
+  ],
+  [
+    "auth's core uses the kernel and a domain's service",
+    'src/auth/probe.ts',
+    "import { RateLimiter } from '../kernel/rate-limiter';\nimport type { UsersService } from '../domains/users/users.service';",
+  ],
+  [
+    "auth's resolver uses type-graphql and connections",
+    'src/auth/probe.resolver.ts',
+    "import { Resolver } from 'type-graphql';\nimport { connectionOf } from '../graphql/connection';",
+  ],
+  [
+    "auth's endpoints use express, src/http and auth's core",
+    'src/auth/endpoints/probe.ts',
+    "import express from 'express';\nimport { rateLimit } from '../../http/rate-limit';\nimport type { Realms } from '../realms';",
+  ],
+  [
+    'src/http uses express and the kernel',
+    'src/http/probe.ts',
+    "import express from 'express';\nimport { RateLimiter } from '../kernel/rate-limiter';",
+  ],
+  [
+    'transports take the Services catalogue',
+    'rest-compat/routes/probe.ts',
+    "import type { Services } from '../../src/service-catalog';",
+  ],
+  [
+    'src/graphql takes the Services catalogue',
+    'src/graphql/probe.ts',
+    "import type { Services } from '../service-catalog';",
+  ],
+  [
+    'the composition root imports transports',
+    'src/app.ts',
+    "import { restRoutes } from '../rest-compat/routes';\nimport { realmsRouter } from './auth/endpoints/realm-router';\nimport type { Services } from './service-catalog';",
+  ],
+  [
+    'the Services catalogue names domain and auth services',
+    'src/service-catalog.ts',
+    "import type { UsersService } from './domains/users/users.service';\nimport type { Realms } from './auth/realms';",
   ],
   [
     'infra uses the kernel and node',

@@ -25,13 +25,10 @@ async function download(url: string, token: string, pid: number) {
   let ok = false;
   try {
     const response = await fetch(url, { headers: { 'x-tidepool-session-token': token, accept: 'text/csv' } });
-    // Names here hold no line breaks: each CRLF ends a record.
+    // Names here hold no line breaks: each LF ends a record (counted by byte, as a CRLF may straddle two chunks).
     for await (const chunk of response.body!) {
       bytes += (chunk as Uint8Array).byteLength;
-      records +=
-        Buffer.from(chunk as Uint8Array)
-          .toString('latin1')
-          .split('\r\n').length - 1;
+      for (const byte of chunk as Uint8Array) if (byte === 10) records += 1;
     }
     ok = response.ok;
   } finally {

@@ -4,10 +4,10 @@
 // fuzz suite, or reaches, through its relative imports, one of the support modules that use
 // those; the rest are `unit`. `npm test` runs both,
 // `npm run test:unit` the first alone.
-const fs = require('node:fs');
-const path = require('node:path');
+import fs from 'node:fs';
+import path from 'node:path';
 
-const ROOT = __dirname;
+const ROOT = import.meta.dirname;
 const ROOTS = ['src', 'rest-compat', 'test'];
 /** Support modules that reach PostgreSQL, Swift or Chromium, which global-setup.ts prepares. */
 const NEEDS_GLOBAL_SETUP = ['database', 'postgres', 's3-server', 'chromium'].map((name) =>
@@ -68,7 +68,6 @@ const unit = all.filter((file) => !integration.includes(file));
 
 const shared = {
   testEnvironment: 'node',
-  testTimeout: 30000,
   roots: ROOTS.map((root) => `<rootDir>/${root}`),
   transform: {
     '^.+\\.ts$': [
@@ -86,7 +85,9 @@ const shared = {
   setupFiles: ['reflect-metadata'],
 };
 
-module.exports = {
+export default {
+  // Per test and hook; jest reads it only here, not per project.
+  testTimeout: 30000,
   // One worker per core: jest's default leaves one idle, which on 2 cores ran files one at a time.
   maxWorkers: '100%',
   projects: [

@@ -27,6 +27,7 @@ import type { DataExportService } from './domains/glucose/data-export/data-expor
 import type { GlucoseService } from './domains/glucose/glucose.service';
 import type { LocalTimeService } from './domains/glucose/local-time.service';
 import type { SummaryFeed } from './domains/glucose/summary-feed';
+import type { ClinicSummaryFeed } from './domains/clinics/clinic-summary-feed';
 import type { SummaryUpdater } from './domains/glucose/summary-updater';
 import type { AccessPolicy } from './domains/permissions/access-policy';
 import type { PermissionsService } from './domains/permissions/permissions.service';
@@ -65,6 +66,8 @@ export interface Services {
   mail: MailQueue;
   /** Summary changes for this instance's live subscribers. */
   summaryFeed: SummaryFeed;
+  /** Summary changes of clinics' patients for this instance's live subscribers. */
+  clinicSummaryFeed: ClinicSummaryFeed;
   /** Mailed keys of every confirmation flow (sign-up, password reset, invitations). */
   confirmations: ConfirmationStore;
   careTeamInvitations: CareTeamInvitationsService;

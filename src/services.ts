@@ -60,6 +60,7 @@ import type { GlucoseUnits } from './domains/glucose/summary/units';
 import { LocalTimeService } from './domains/glucose/local-time.service';
 import { DataExportService } from './domains/glucose/data-export/data-export.service';
 import { SUMMARY_CHANNEL, SummaryFeed } from './domains/glucose/summary-feed';
+import { ClinicSummaryFeed } from './domains/clinics/clinic-summary-feed';
 
 export interface ServiceDependencies {
   config: Config;
@@ -225,7 +226,8 @@ export async function createServices({
     clients: clientsFor(config, secrets.devClientSecret, baseUrl),
     extend: (runtime) => registerTokenExchange(runtime, broker, accounts),
   });
-  const summaryFeed = new SummaryFeed(access, () => orm.em.fork(), logger);
+  const summaryFeed = new SummaryFeed(access, logger);
+  const clinicSummaryFeed = new ClinicSummaryFeed(summaryFeed, () => orm.em.fork());
   events.on(SUMMARY_CHANNEL, (payload) => {
     summaryFeed
       .receive(payload)
@@ -298,6 +300,7 @@ export async function createServices({
     summaryUpdater,
     mail: mailer.queue,
     summaryFeed,
+    clinicSummaryFeed,
     confirmations,
     careTeamInvitations,
     signupConfirmations,

@@ -7,16 +7,12 @@ import { DeviceLogsResolver, UserDeviceLogsResolver } from '../domains/device-lo
 import { ClinicsResolver } from '../domains/clinics/clinics.resolver';
 import { ClinicCliniciansResolver, CliniciansResolver } from '../domains/clinics/clinicians.resolver';
 import {
-  ClinicPatientGlucoseResolver,
   DatasetsResolver,
   GlucoseSummaryRepairResolver,
   UserGlucoseResolver,
 } from '../domains/glucose/glucose.resolver';
-import {
-  ClinicPatientTimeZoneResolver,
-  GlucoseReadingLocalTimeResolver,
-  UserTimeZoneResolver,
-} from '../domains/glucose/local-time.resolver';
+import { GlucoseReadingLocalTimeResolver, UserTimeZoneResolver } from '../domains/glucose/local-time.resolver';
+import { ClinicPatientGlucoseResolver } from '../domains/clinics/patient-glucose.resolver';
 import {
   ClinicPatientFieldsResolver,
   ClinicPatientsResolver,
@@ -26,11 +22,15 @@ import { CgmSummaryAgpResolver } from '../domains/glucose/agp/agp.resolver';
 import { ClinicPatientExportResolver } from '../domains/clinics/patient-export.resolver';
 import { Clinic } from '../domains/clinics/clinics.types';
 import {
-  ClinicPatientSummaryUpdateFields,
   GlucoseSummarySubscriptions,
   GlucoseSummaryUpdateFields,
-  SUMMARY_TOPICS,
+  SUMMARY_TOPIC,
 } from '../domains/glucose/summary-updates.resolver';
+import {
+  CLINIC_SUMMARY_TOPIC,
+  ClinicPatientSummarySubscriptions,
+  ClinicPatientSummaryUpdateFields,
+} from '../domains/clinics/clinic-summary-updates.resolver';
 import { ClinicPatientDataSourcesResolver, ClinicTideResolver } from '../domains/clinics/tide/tide.resolver';
 import { ClinicAccessLogResolver, UserAccessLogResolver } from '../domains/access-log/access-log.resolver';
 import { AccountConfirmationsResolver } from '../domains/confirmations/confirmations.resolver';
@@ -56,14 +56,17 @@ export function resolverBindings(services: Services): ResolverBinding[] {
     [UserGlucoseResolver, new UserGlucoseResolver(services.glucose, services.localTime)],
     [GlucoseReadingLocalTimeResolver, new GlucoseReadingLocalTimeResolver(services.localTime)],
     [UserTimeZoneResolver, new UserTimeZoneResolver(services.localTime)],
-    [ClinicPatientTimeZoneResolver, new ClinicPatientTimeZoneResolver(services.localTime)],
     [GlucoseSummaryRepairResolver, new GlucoseSummaryRepairResolver(services.glucose)],
-    [ClinicPatientGlucoseResolver, new ClinicPatientGlucoseResolver(services.glucose)],
-    [CgmSummaryAgpResolver, new CgmSummaryAgpResolver(services.agp)],
+    [
+      CgmSummaryAgpResolver,
+      new CgmSummaryAgpResolver(services.agp, (scope, clinicId) => services.clinics.timeZoneOf(scope, clinicId)),
+    ],
     [GlucoseSummarySubscriptions, new GlucoseSummarySubscriptions()],
     [GlucoseSummaryUpdateFields, new GlucoseSummaryUpdateFields(services.glucose)],
-    [ClinicPatientSummaryUpdateFields, new ClinicPatientSummaryUpdateFields(services.patients)],
     [ClinicsResolver, new ClinicsResolver(services.clinics)],
+    [ClinicPatientGlucoseResolver, new ClinicPatientGlucoseResolver(services.glucose, services.localTime)],
+    [ClinicPatientSummarySubscriptions, new ClinicPatientSummarySubscriptions()],
+    [ClinicPatientSummaryUpdateFields, new ClinicPatientSummaryUpdateFields(services.patients)],
     [ClinicTideResolver, new ClinicTideResolver(services.tide)],
     [ClinicPatientDataSourcesResolver, new ClinicPatientDataSourcesResolver(services.tide)],
     [ClinicCliniciansResolver, new ClinicCliniciansResolver(services.clinicians)],
@@ -116,8 +119,8 @@ export function entityBindings(bindings: ResolverBinding[]): EntityBinding[] {
 export function schemaFor(services: Services): Promise<GraphQLSchema> {
   const bindings = resolverBindings(services);
   const live = livePubSub({
-    [SUMMARY_TOPICS.user]: (scope, userId) => services.summaryFeed.ofUser(scope, userId),
-    [SUMMARY_TOPICS.clinic]: (scope, clinicId) => services.summaryFeed.ofClinic(scope, clinicId),
+    [SUMMARY_TOPIC]: (scope, userId) => services.summaryFeed.ofUser(scope, userId),
+    [CLINIC_SUMMARY_TOPIC]: (scope, clinicId) => services.clinicSummaryFeed.ofClinic(scope, clinicId),
   });
   return buildIsletSchema(bindings, entityBindings(bindings), live);
 }

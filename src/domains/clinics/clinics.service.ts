@@ -167,6 +167,11 @@ export class ClinicsService {
     return clinic;
   }
 
+  /** The time zone of a clinic reached through a record the caller was let read there (null: none). */
+  async timeZoneOf(scope: Scope, clinicId: string): Promise<string | null> {
+    return (await clinicLoader(scope).load(clinicId))?.timezone ?? null;
+  }
+
   /**
    * A clinic reached through a row the caller was allowed to read (its clinician record, an
    * invitation addressed to it): whoever sees the row sees which clinic it belongs to.

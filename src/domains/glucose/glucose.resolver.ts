@@ -2,7 +2,6 @@ import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } fr
 import { OffsetPageArgs, PageArgs } from '../../graphql/connection';
 import type { Scope } from '../../kernel/scope';
 import { incomingContent } from '../../kernel/upload';
-import { ClinicPatient } from '../clinics/patients.types';
 import { User } from '../users/user.types';
 import { GlucoseService } from './glucose.service';
 import {
@@ -28,7 +27,6 @@ import { BgUnitsValue, UNITS_ARG } from './glucose-units.types';
 import { LocalTimeService } from './local-time.service';
 import { CLINIC_ZONE_ARG, TIME_ZONE_ARG } from './local-time.types';
 import { DEFAULT_GLUCOSE_UNITS } from './summary/units';
-import { clinicUnits } from '../clinics/clinics.loaders';
 
 @Resolver(() => Dataset)
 export class DatasetsResolver {
@@ -186,27 +184,5 @@ export class UserGlucoseResolver {
   ): Promise<GlucoseSummary | null> {
     const summaries = await this.glucose.summariesOf(scope, user.userId, period);
     return summaries && GlucoseSummary.from(summaries, units ?? DEFAULT_GLUCOSE_UNITS);
-  }
-}
-
-/** The glucose summaries of a clinic's patient, as the clinic's dashboards show them. */
-@Resolver(() => ClinicPatient)
-export class ClinicPatientGlucoseResolver {
-  constructor(private readonly glucose: GlucoseService) {}
-
-  @FieldResolver(() => GlucoseSummary, {
-    nullable: true,
-    description:
-      'The patient’s glucose statistics for one period (what the patient lets the clinic read); null when it has no readings or grants the clinic nothing to read.',
-  })
-  async glucoseSummary(
-    @Root() patient: ClinicPatient,
-    @Arg('period', () => SummaryPeriodValue, PERIOD_ARG)
-    period: SummaryPeriodValue,
-    @Arg('units', () => BgUnitsValue, UNITS_ARG) units: BgUnitsValue | null,
-    @Ctx() scope: Scope,
-  ): Promise<GlucoseSummary | null> {
-    const summaries = await this.glucose.summariesOfClinicPatient(scope, patient, period);
-    return summaries && GlucoseSummary.from(summaries, units ?? (await clinicUnits(scope, patient.clinicId)));
   }
 }

@@ -1,6 +1,5 @@
 import { Ctx, FieldResolver, Int, Resolver, Root } from 'type-graphql';
 import type { Scope } from '../../kernel/scope';
-import { ClinicPatient } from '../clinics/patients.types';
 import { User } from '../users/user.types';
 import { GlucoseReading } from './glucose.types';
 import { LocalTimeService, type LocalTime } from './local-time.service';
@@ -57,20 +56,5 @@ export class UserTimeZoneResolver {
   })
   timeZone(@Root() user: User, @Ctx() scope: Scope): Promise<string | null> {
     return this.times.lastTimeZoneOf(scope, user.userId);
-  }
-}
-
-/** The same for a clinic's patient, by the clinic's rules. */
-@Resolver(() => ClinicPatient)
-export class ClinicPatientTimeZoneResolver {
-  constructor(private readonly times: LocalTimeService) {}
-
-  @FieldResolver(() => String, {
-    nullable: true,
-    description:
-      'The time zone (IANA name) of the patient’s newest upload that named one; null when none did or the patient grants the clinic nothing.',
-  })
-  timeZone(@Root() patient: ClinicPatient, @Ctx() scope: Scope): Promise<string | null> {
-    return this.times.lastTimeZoneOfClinicPatient(scope, patient);
   }
 }

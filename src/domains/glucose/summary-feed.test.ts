@@ -1,5 +1,4 @@
 import { describe, expect, it } from '@jest/globals';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import pino from 'pino';
 import { forbidden } from '../../kernel/errors';
 import type { Scope } from '../../kernel/scope';
@@ -11,7 +10,7 @@ const BOB = '1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d';
 
 /**
  * A feed whose access rule lets anyone follow the accounts in `followable` (Alice) and nobody
- * else; no clinic subscribers, so no database.
+ * else.
  */
 function feed(warnings: unknown[] = [], followable = new Set([ALICE])) {
   const access = {
@@ -20,7 +19,7 @@ function feed(warnings: unknown[] = [], followable = new Set([ALICE])) {
     },
   } as unknown as AccessPolicy;
   const logger = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(JSON.parse(line)) });
-  return new SummaryFeed(access, () => ({}) as EntityManager, logger);
+  return new SummaryFeed(access, logger);
 }
 
 const scope = {} as Scope;

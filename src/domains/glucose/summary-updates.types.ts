@@ -1,6 +1,6 @@
 import { Field, ID, ObjectType } from 'type-graphql';
 import { GlucoseSummaryKindValue } from './glucose-summary.types';
-import type { ClinicSummaryChange, SummaryChange } from './summary-feed';
+import type { SummaryChange } from './summary-feed';
 
 @ObjectType({
   description:
@@ -15,29 +15,6 @@ export class GlucoseSummaryUpdate {
 
   static from(change: SummaryChange): GlucoseSummaryUpdate {
     return Object.assign(new GlucoseSummaryUpdate(), {
-      userId: change.userId,
-      kind: change.kind as GlucoseSummaryKindValue,
-    });
-  }
-}
-
-@ObjectType({
-  description:
-    'A clinic patient’s glucose summary changed. Ask for `patient { glucoseSummary(period) { … } }` to receive the new numbers (what the patient lets the clinic read).',
-})
-export class ClinicPatientSummaryUpdate {
-  @Field(() => ID, { description: 'The clinic.' })
-  clinicId!: string;
-
-  @Field(() => ID, { description: 'The patient’s account id.' })
-  userId!: string;
-
-  @Field(() => GlucoseSummaryKindValue, { description: 'Which summary changed.' })
-  kind!: GlucoseSummaryKindValue;
-
-  static from(change: ClinicSummaryChange): ClinicPatientSummaryUpdate {
-    return Object.assign(new ClinicPatientSummaryUpdate(), {
-      clinicId: change.clinicId,
       userId: change.userId,
       kind: change.kind as GlucoseSummaryKindValue,
     });

@@ -1,6 +1,5 @@
 import { Arg, Ctx, FieldResolver, Resolver, Root } from 'type-graphql';
 import type { Scope } from '../../../kernel/scope';
-import { clinicLoader } from '../../clinics/clinics.loaders';
 import { CgmSummary, SummaryPeriodValue } from '../glucose-summary.types';
 import { BgUnitsValue } from '../glucose-units.types';
 import { AgpService } from './agp.service';
@@ -9,7 +8,11 @@ import { Agp } from './agp.types';
 /** The AGP beside the CGM summary it shares its readings with, read as the summary was (as the user, or inside a clinic). */
 @Resolver(() => CgmSummary)
 export class CgmSummaryAgpResolver {
-  constructor(private readonly profiles: AgpService) {}
+  constructor(
+    private readonly profiles: AgpService,
+    /** The time zone of the clinic a summary was read inside (the caller was let read it there). */
+    private readonly clinicZone: (scope: Scope, clinicId: string) => Promise<string | null>,
+  ) {}
 
   @FieldResolver(() => Agp, {
     description:
@@ -39,11 +42,10 @@ export class CgmSummaryAgpResolver {
     const asked = period ?? (source.period === '1d' ? SummaryPeriodValue.FOURTEEN_DAYS : source.period);
     const args = { period: asked, units: units ?? summary.period.units, timeZone };
     if (!source.clinic) return Agp.from(await this.profiles.agp(scope, source.userId, args));
-    const clinic = await clinicLoader(scope).load(source.clinic.clinicId);
     const patient = {
       userId: source.userId,
       permissions: source.clinic.permissions,
-      timezone: clinic?.timezone ?? null,
+      timezone: await this.clinicZone(scope, source.clinic.clinicId),
     };
     return Agp.from(await this.profiles.agpOfClinicPatient(scope, patient, args));
   }

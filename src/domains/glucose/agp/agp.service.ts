@@ -3,11 +3,11 @@ import type { Scope } from '../../../kernel/scope';
 import { isKnownTimeZone } from '../../../kernel/time-zones';
 import { assertUserId } from '../../../kernel/validation';
 import { MAY_READ_DATA, type AccessPolicy } from '../../permissions/access-policy';
-import { localOffset } from '../local-time';
-import { acceptedReadings } from '../summary/buckets';
+import { localMinuteOfDay, localOffset, type LocalTimeHints } from '../local-time';
+import { Acceptance } from '../summary/buckets';
 import type { GlucoseUnits } from '../summary/units';
-import { AGP_PERIODS, agpBins, DEFAULT_AGP_PERIOD, type AgpBin, type AgpPeriod } from './agp';
-import { datasetZones, hintsOf, windowReadings, type WindowReading } from './agp.store';
+import { AGP_PERIODS, agpBinsByMinute, DEFAULT_AGP_PERIOD, type AgpBin, type AgpPeriod } from './agp';
+import { windowReadings, type WindowReadings } from './agp.store';
 
 /** The Ambulatory Glucose Profile of one period (agp.ts has the definition). */
 export interface Agp {
@@ -92,32 +92,43 @@ export class AgpService {
 
   private async compute(scope: Scope, userId: string, { period, units, ...zones }: Computation): Promise<Agp> {
     const { window, readings } = await windowReadings(scope.em, userId, period, this.now());
-    const accepted = acceptedReadings(readings, 'cgm');
-    const zonesById = await datasetZones(scope.em, datasetsWithoutOffset(accepted));
-    const bins = agpBins(
-      accepted.map((reading) => ({
-        time: reading.time,
-        mmol: reading.mmol,
-        offsetMinutes: localOffset(reading.time, hintsOf(reading, zonesById.get(reading.datasetId), zones)).minutes,
-      })),
-      units,
-    );
+    const { minuteOfDay, mmol } = acceptedByLocalMinute(readings, zones);
     return {
       period,
       units,
       from: window && new Date(window.from),
       to: window && new Date(window.to),
-      readings: accepted.length,
-      bins,
+      readings: mmol.length,
+      bins: agpBinsByMinute(minuteOfDay, mmol, units),
     };
   }
 }
 
-/** The datasets whose zone some reading may need: those of readings without an offset of their own. */
-function datasetsWithoutOffset(readings: readonly WindowReading[]): string[] {
-  const ids = new Set<string>();
-  for (const reading of readings) if (!Number.isInteger(reading.recordOffset)) ids.add(reading.datasetId);
-  return [...ids];
+/**
+ * The readings the CGM summary counts (buckets.ts Acceptance), each as its minute of the local
+ * day (local-time.ts, from its own hints and the request's zones) and its value.
+ */
+function acceptedByLocalMinute(
+  readings: WindowReadings,
+  zones: Pick<LocalTimeHints, 'callerZone' | 'clinicZone'>,
+): { minuteOfDay: Uint16Array; mmol: Float64Array } {
+  const acceptance = new Acceptance('cgm');
+  const minuteOfDay = new Uint16Array(readings.time.length);
+  const mmol = new Float64Array(readings.time.length);
+  // One hints object, refilled per reading: thousands of readings make no garbage.
+  const hints: LocalTimeHints = { ...zones };
+  let accepted = 0;
+  for (let index = 0; index < readings.time.length; index += 1) {
+    const time = readings.time[index]!;
+    if (!acceptance.accepts(time, readings.minutes[index]!)) continue;
+    hints.recordOffset = readings.recordOffset[index];
+    hints.recordZone = readings.recordZone[index];
+    hints.datasetZone = readings.datasetZone[index];
+    minuteOfDay[accepted] = localMinuteOfDay(time, localOffset(time, hints).minutes);
+    mmol[accepted] = readings.mmol[index]!;
+    accepted += 1;
+  }
+  return { minuteOfDay: minuteOfDay.subarray(0, accepted), mmol: mmol.subarray(0, accepted) };
 }
 
 function agpPeriod(period: string | null | undefined): AgpPeriod {

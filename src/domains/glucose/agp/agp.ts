@@ -69,14 +69,37 @@ export function percentile(sorted: ArrayLike<number>, p: number): number {
  * count, and its 5th, 25th, 50th, 75th and 95th percentiles in `units` (not rounded).
  */
 export function agpBins(readings: Iterable<AgpReading>, units: GlucoseUnits): AgpBin[] {
-  const values: number[][] = Array.from({ length: BIN_COUNT }, () => []);
-  for (const { time, mmol, offsetMinutes } of readings)
-    values[Math.floor(localMinuteOfDay(time, offsetMinutes) / BIN_MINUTES)]!.push(mmol);
-  return values.map((mmol, index) => {
-    const sorted = Float64Array.from(mmol).sort();
+  const minutes: number[] = [];
+  const values: number[] = [];
+  for (const { time, mmol, offsetMinutes } of readings) {
+    minutes.push(localMinuteOfDay(time, offsetMinutes));
+    values.push(mmol);
+  }
+  return agpBinsByMinute(minutes, values, units);
+}
+
+/**
+ * agpBins of readings given as columns: each one's minute of the local day and its value in
+ * mmol/L. The values are laid out bin after bin in one array (a counting sort by bin), each bin
+ * then sorted in place: no array per bin, no object per reading.
+ */
+export function agpBinsByMinute(
+  minuteOfDay: ArrayLike<number>,
+  mmol: ArrayLike<number>,
+  units: GlucoseUnits,
+): AgpBin[] {
+  const starts = new Int32Array(BIN_COUNT + 1);
+  for (let index = 0; index < mmol.length; index += 1) starts[Math.floor(minuteOfDay[index]! / BIN_MINUTES) + 1]! += 1;
+  for (let bin = 0; bin < BIN_COUNT; bin += 1) starts[bin + 1]! += starts[bin]!;
+  const next = starts.slice(0, BIN_COUNT);
+  const values = new Float64Array(mmol.length);
+  for (let index = 0; index < mmol.length; index += 1)
+    values[next[Math.floor(minuteOfDay[index]! / BIN_MINUTES)]!++] = mmol[index]!;
+  return Array.from({ length: BIN_COUNT }, (_, bin) => {
+    const sorted = values.subarray(starts[bin], starts[bin + 1]).sort();
     const at = (p: number) => (sorted.length < MIN_READINGS ? null : fromMmol(percentile(sorted, p), units));
     return {
-      minute: index * BIN_MINUTES,
+      minute: bin * BIN_MINUTES,
       count: sorted.length,
       p5: at(5),
       p25: at(25),

@@ -69,15 +69,15 @@ export function emptyBucket(hour: number): HourBucket {
 type Intake = Pick<HourBucket, 'lastTime' | 'lastRecordDuration'> & { records: number };
 
 /** Whether a bucket in this state refuses the reading: full, or (CGM) inside the last reading's blackout. */
-function refuses(intake: Intake, reading: Reading, kind: SummaryKind): boolean {
+function refuses(intake: Intake, time: number, kind: SummaryKind): boolean {
   if (intake.records > MAX_RECORDS_PER_HOUR) return true;
-  return kind === 'cgm' && reading.time - intake.lastTime < intake.lastRecordDuration * 60_000 - BLACKOUT_SLACK_MS;
+  return kind === 'cgm' && time - intake.lastTime < intake.lastRecordDuration * 60_000 - BLACKOUT_SLACK_MS;
 }
 
 const skips = (bucket: HourBucket, reading: Reading, kind: SummaryKind) =>
   refuses(
     { records: bucket.ranges.total.records, lastTime: bucket.lastTime, lastRecordDuration: bucket.lastRecordDuration },
-    reading,
+    reading.time,
     kind,
   );
 
@@ -113,26 +113,39 @@ function addMoment(moments: Moments, value: number, weight: number): void {
 }
 
 /**
- * The readings, in time order, that the buckets of their hours accept (the hourly cap and, for
- * CGM, the blackout window): exactly those bucketsOf counts, for views that need the readings
- * themselves (the AGP).
+ * Decides, reading by reading in time order, which readings the buckets of their hours accept
+ * (the hourly cap and, for CGM, the blackout window): exactly those bucketsOf counts, for views
+ * that need the readings themselves (the AGP). Only what acceptance depends on is kept: a whole
+ * bucket per hour costs more than the AGP itself, and readings need not be objects.
  */
-export function acceptedReadings<T extends Reading>(readings: Iterable<T>, kind: SummaryKind): T[] {
-  const accepted: T[] = [];
-  // Only what acceptance depends on is kept: a whole bucket per hour costs more than the AGP itself.
-  let hour = Number.NaN;
-  const intake: Intake = { records: 0, lastTime: 0, lastRecordDuration: 0 };
-  for (const reading of readings) {
-    if (hourOf(reading.time) !== hour) {
-      hour = hourOf(reading.time);
-      Object.assign(intake, { records: 0, lastTime: 0, lastRecordDuration: 0 });
+export class Acceptance {
+  private hour = Number.NaN;
+  private readonly intake: Intake = { records: 0, lastTime: 0, lastRecordDuration: 0 };
+
+  constructor(private readonly kind: SummaryKind) {}
+
+  /** Whether the reading is accepted (then it counts against the next ones of its hour). */
+  accepts(time: number, minutes: number): boolean {
+    const { intake } = this;
+    if (hourOf(time) !== this.hour) {
+      this.hour = hourOf(time);
+      intake.records = 0;
+      intake.lastTime = 0;
+      intake.lastRecordDuration = 0;
     }
-    if (refuses(intake, reading, kind)) continue;
+    if (refuses(intake, time, this.kind)) return false;
     intake.records += 1;
-    intake.lastTime = reading.time;
-    intake.lastRecordDuration = reading.minutes;
-    accepted.push(reading);
+    intake.lastTime = time;
+    intake.lastRecordDuration = minutes;
+    return true;
   }
+}
+
+/** The readings, in time order, that the buckets of their hours accept (Acceptance). */
+export function acceptedReadings<T extends Reading>(readings: Iterable<T>, kind: SummaryKind): T[] {
+  const acceptance = new Acceptance(kind);
+  const accepted: T[] = [];
+  for (const reading of readings) if (acceptance.accepts(reading.time, reading.minutes)) accepted.push(reading);
   return accepted;
 }
 

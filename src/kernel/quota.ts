@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sqlOf } from '../infra/database/sql-runner';
 import { AppError } from './errors';
 
 /**
@@ -27,7 +28,7 @@ export const quotaReached = (objects: CountedObjects, limit: number) =>
 
 /** How many objects the account holds, counted no further than `limit` (so the cost is bounded too). */
 async function countUpTo(em: EntityManager, objects: CountedObjects, userId: string, limit: number): Promise<number> {
-  const [row] = await em.execute<{ count: number }[]>(
+  const [row] = await sqlOf(em).rows<{ count: number }>(
     `select count(*)::int as count from (select 1 from ${objects.table} where user_id = ? limit ?) held`,
     [userId, limit],
   );
@@ -56,6 +57,6 @@ export async function holdBelowQuota(
   userId: string,
   limit: number,
 ): Promise<void> {
-  await tx.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`quota:${objects.kind}:${userId}`]);
+  await sqlOf(tx).rows('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`quota:${objects.kind}:${userId}`]);
   await assertBelowQuota(tx, objects, userId, limit);
 }

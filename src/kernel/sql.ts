@@ -1,5 +1,6 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { sqlOf } from '../infra/database/sql-runner';
 import type { PageArgs } from './paging';
-import type { Scope } from './scope';
 
 /** `?, ?, ?` for an IN list of `count` values (the driver expands no arrays). */
 export function placeholders(count: number): string {
@@ -11,8 +12,6 @@ export interface SqlCondition {
   sql: string;
   params: readonly unknown[];
 }
-
-type Connection = ReturnType<Scope['em']['getConnection']>;
 
 /** Driver rows may carry timestamps as text (MikroORM's pg settings) or as dates. */
 export const rowDate = (value: unknown): Date | null =>
@@ -26,14 +25,14 @@ export const rowDate = (value: unknown): Date | null =>
  * SELECT, so a deep legacy page costs what the first does.
  */
 export async function newestPagesByUser(
-  connection: Connection,
+  em: EntityManager,
   table: string,
   condition: SqlCondition,
   userIds: readonly string[],
   { first, after, offset = 0 }: PageArgs,
 ): Promise<Record<string, unknown>[][]> {
   const afterParams = after === null ? [] : [new Date(after[0]), new Date(after[0]), after[1]];
-  const rows = await connection.execute<Record<string, unknown>[]>(
+  const rows = await sqlOf(em).rows(
     `select * from (
        select *, row_number() over (partition by user_id order by created_time desc, id) as position
        from ${table}
@@ -49,12 +48,12 @@ export async function newestPagesByUser(
 
 /** How many rows of `table` each user has under `condition`, in one SELECT. */
 export async function countsByUser(
-  connection: Connection,
+  em: EntityManager,
   table: string,
   condition: SqlCondition,
   userIds: readonly string[],
 ): Promise<number[]> {
-  const rows = await connection.execute<{ user_id: string; count: string }[]>(
+  const rows = await sqlOf(em).rows<{ user_id: string; count: string }>(
     `select user_id, count(*) as count from ${table} where user_id in (${placeholders(userIds.length)}) and ${condition.sql} group by user_id`,
     [...userIds, ...condition.params],
   );

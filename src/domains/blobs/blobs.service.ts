@@ -17,8 +17,9 @@ import type { CountedObjects } from '../../kernel/quota';
 import type { Scope } from '../../kernel/scope';
 import { assertUserId, truncate } from '../../kernel/validation';
 import type { AccessPolicy, Requirement } from '../permissions/access-policy';
-import { BLOB_STATUSES, BlobSchema, type BlobRecord, type BlobStatus } from './blob.entity';
-import { blobCounts, blobLoader, blobPages, type BlobFilter } from './blobs.loaders';
+import { BLOB_STATUSES, type BlobRecord, type BlobStatus } from './blob.entity';
+import { blobCounts, blobLoader, blobPages } from './blobs.loaders';
+import { completeBlob, insertBlob, removeBlob, removeBlobsOf, type BlobFilter } from './blobs.repository';
 import { pageArgs, pageOf, type PageArgs, type PagedList, type SortKey } from '../../kernel/paging';
 
 /** docs/decisions.md, access rules: uploaders and custodians may add blobs; only owners, custodians and servers read them. */
@@ -98,7 +99,7 @@ export class BlobsService {
     if (!blob.content) {
       return scope.em.transactional(async (tx) => {
         await this.accounts.holdRoom(tx, userId, BLOBS);
-        await tx.insert(BlobSchema, withoutContent);
+        await insertBlob(tx, withoutContent as BlobRecord);
         return withoutContent as BlobRecord;
       });
     }
@@ -110,7 +111,7 @@ export class BlobsService {
       // As Tidepool: the record is finalised once the content is in, which counts as its first update.
       const finished = { ...facts, objectKey, status: 'available', revision: 1, modifiedTime: new Date() } as const;
       const record: BlobRecord = facts.size === 0 ? withoutContent : { ...base, ...finished };
-      await tx.insert(BlobSchema, record);
+      await insertBlob(tx, record);
       return record;
     };
     return this.accounts.uploading(userId, () =>
@@ -135,8 +136,8 @@ export class BlobsService {
       await this.accounts.assertHeld(tx, blob.userId);
       const revision = blob.revision + 1;
       const changes = { ...facts, mediaType, objectKey, status: 'available', revision, modifiedTime: new Date() };
-      const changed = await tx.nativeUpdate(BlobSchema, { id, status: 'created', revision: blob.revision }, changes);
-      if (changed !== 1) throw conflict(`Blob ${id} was changed by another request; nothing was stored`);
+      if (!(await completeBlob(tx, id, blob.revision, changes)))
+        throw conflict(`Blob ${id} was changed by another request; nothing was stored`);
       return changes;
     };
     const changes = await this.accounts.uploading(blob.userId, () =>
@@ -199,8 +200,7 @@ export class BlobsService {
     if (revision !== undefined && blob.revision !== revision)
       throw notFound(`Blob ${id} at revision ${revision} does not exist`);
     await this.contents.remove(scope.em, async (tx) => {
-      const removed = await tx.nativeDelete(BlobSchema, { id, revision: blob.revision });
-      if (removed !== 1) throw notFound(`Blob ${id} was changed or removed meanwhile`);
+      if (!(await removeBlob(tx, id, blob.revision))) throw notFound(`Blob ${id} was changed or removed meanwhile`);
       return blob.objectKey ? [blob.objectKey] : [];
     });
   }
@@ -208,24 +208,12 @@ export class BlobsService {
   async deleteAllOf(scope: Scope, userId: string): Promise<void> {
     assertUserId(userId);
     await this.access.assertAllowed(scope, userId, MAY_READ);
-    await this.contents.remove(scope.em, (tx) => this.unrecordAllOf(tx, userId));
+    await this.contents.remove(scope.em, (tx) => removeBlobsOf(tx, userId));
   }
 
   /** Account deletion, inside its transaction: every blob record now, the bytes once it commits. */
   async forgetUser(scope: Scope, userId: string): Promise<AfterCommit> {
-    return this.contents.removeWithin(scope.em, await this.unrecordAllOf(scope.em, userId));
-  }
-
-  /**
-   * Deletes the records of `userId`'s blobs in one statement, returning their object keys. Exactly
-   * the rows it deleted go, so a blob whose upload commits meanwhile keeps its record and its bytes.
-   */
-  private async unrecordAllOf(tx: EntityManager, userId: string): Promise<string[]> {
-    const rows = await tx.execute<{ object_key: string | null }[]>(
-      'delete from blobs where user_id = ? returning object_key',
-      [userId],
-    );
-    return rows.flatMap((row) => (row.object_key ? [row.object_key] : []));
+    return this.contents.removeWithin(scope.em, await removeBlobsOf(scope.em, userId));
   }
 
   private filter(options: BlobListOptions): BlobFilter {

@@ -12,8 +12,9 @@ import { assertUserId } from '../../kernel/validation';
 import { assertBlobId, BLOB_ID_PATTERN } from '../blobs/blobs.service';
 import { pageArgs, pageOf, type PageArgs, type PagedList, type SortKey } from '../../kernel/paging';
 import { MAY_READ_DATA, type AccessPolicy, type Requirement } from '../permissions/access-policy';
-import { DeviceLogSchema, type DeviceLogRecord } from './device-log.entity';
-import { logCounts, logPages, type LogWindow } from './device-logs.loaders';
+import type { DeviceLogRecord } from './device-log.entity';
+import { logCounts, logPages } from './device-logs.loaders';
+import { findLog, insertLog, removeLogsOf, type LogWindow } from './device-logs.repository';
 import { EntryValidator } from './entry-validator';
 
 /** docs/decisions.md, access rules: uploaders and custodians may upload; `view` or custodian reads. */
@@ -87,7 +88,7 @@ export class DeviceLogsService {
         createdTime: new Date(),
         revision: 1,
       };
-      await tx.insert(DeviceLogSchema, record);
+      await insertLog(tx, record);
       return record;
     };
     return this.accounts.uploading(userId, () => this.contents.write(scope.em, objectKey, content, digest, recordLog));
@@ -156,20 +157,13 @@ export class DeviceLogsService {
 
   /** Account deletion, inside its transaction: every log record now, the bytes once it commits. */
   async forgetUser(scope: Scope, userId: string): Promise<AfterCommit> {
-    const rows = await scope.em.execute<{ object_key: string }[]>(
-      'delete from device_logs where user_id = ? returning object_key',
-      [userId],
-    );
-    return this.contents.removeWithin(
-      scope.em,
-      rows.map((row) => row.object_key),
-    );
+    return this.contents.removeWithin(scope.em, await removeLogsOf(scope.em, userId));
   }
 
   private async find(scope: Scope, id: string): Promise<DeviceLogRecord> {
     assertBlobId(id, 'id');
     if (!isAuthenticated(scope.principal)) throw unauthenticated();
-    const log = await scope.em.findOne(DeviceLogSchema, { id });
+    const log = await findLog(scope.em, id);
     if (!log) throw notFound(`Device log ${id} does not exist`);
     return log;
   }

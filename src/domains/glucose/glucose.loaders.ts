@@ -157,7 +157,7 @@ const toDataset = (row: Record<string, unknown>): DatasetRecord => ({
 export function datasetPages(scope: Scope, args: PageArgs): Loader<string, DatasetRecord[]> {
   return scope.loaders.get(`glucose.datasetPages:${JSON.stringify(args)}`, () => {
     return new Loader<string, DatasetRecord[]>(async (userIds) => {
-      const pages = await newestPagesByUser(scope.em.getConnection(), 'datasets', ALL, userIds, args);
+      const pages = await newestPagesByUser(scope.em, 'datasets', ALL, userIds, args);
       return pages.map((rows) => rows.map(toDataset));
     });
   });
@@ -166,7 +166,7 @@ export function datasetPages(scope: Scope, args: PageArgs): Loader<string, Datas
 /** How many datasets each user has, in one SELECT for the request. */
 export function datasetCounts(scope: Scope): Loader<string, number> {
   return scope.loaders.get('glucose.datasetCounts', () => {
-    return new Loader<string, number>((userIds) => countsByUser(scope.em.getConnection(), 'datasets', ALL, userIds));
+    return new Loader<string, number>((userIds) => countsByUser(scope.em, 'datasets', ALL, userIds));
   });
 }
 
@@ -222,7 +222,7 @@ export function readingPages(scope: Scope, filter: ReadingFilter, args: PageArgs
 export function readingCounts(scope: Scope, filter: ReadingFilter): Loader<string, number> {
   return scope.loaders.get(`glucose.readingCounts:${JSON.stringify(filter)}`, () => {
     return new Loader<string, number>((userIds) =>
-      countsByUser(scope.em.getConnection(), 'glucose_readings', readingCondition(filter), userIds),
+      countsByUser(scope.em, 'glucose_readings', readingCondition(filter), userIds),
     );
   });
 }

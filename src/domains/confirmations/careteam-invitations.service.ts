@@ -7,6 +7,7 @@ import type { AccessPolicy } from '../permissions/access-policy';
 import { GRANTABLE_PERMISSIONS, type Permission } from '../permissions/permission.model';
 import type { ConfirmationRecord, ConfirmationStatus } from './confirmation.entity';
 import { careTeamInvitationMail } from './careteam-invitations.mail';
+import { cancelClinicInvitations } from './confirmations.repository';
 import type { ConfirmationStore } from './confirmations.store';
 import type { InviteeAccounts } from './invitee-accounts';
 
@@ -197,13 +198,7 @@ export class CareTeamInvitationsService {
     clinicId: string,
     leaving: { clinicianId: string } | { patientId: string },
   ): Promise<void> {
-    const [whose, id] =
-      'patientId' in leaving ? ['creator_id = ?', leaving.patientId] : ["context->>'sentBy' = ?", leaving.clinicianId];
-    await tx.execute(
-      `update confirmations set status = 'canceled', modified = now()
-        where type = 'careteam_invitation' and status = 'pending' and context->>'clinicId' = ? and ${whose}`,
-      [clinicId, id],
-    );
+    await cancelClinicInvitations(tx, clinicId, leaving);
   }
 
   /**

@@ -3,13 +3,19 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Mail, MailQueue, MailRequester } from '../../infra/mail/mail';
 import { conflict, notFound } from '../../kernel/errors';
 import { hexId } from '../../kernel/ids';
-import {
-  ConfirmationSchema,
-  type ConfirmationRecord,
-  type ConfirmationStatus,
-  type ConfirmationType,
-} from './confirmation.entity';
+import type { ConfirmationRecord, ConfirmationStatus, ConfirmationType } from './confirmation.entity';
 import { hashConfirmationKey, isConfirmationKey, newConfirmationKey } from './confirmation-keys';
+import {
+  cancelPendingConfirmations,
+  confirmationByKeyHash,
+  insertConfirmation,
+  listConfirmations,
+  newConfirmation,
+  pendingConfirmationById,
+  removeConfirmationsOf,
+  saveConfirmationChanges,
+  type ConfirmationFilter,
+} from './confirmations.repository';
 
 /** How long a key stays usable, in seconds, by what it confirms (settings; docs/confirmations.md). */
 export interface ConfirmationLifetimes {
@@ -35,18 +41,6 @@ export interface NewConfirmation {
 
 /** The mail that carries a new confirmation's key (only the mail ever holds the key). */
 export type ConfirmationMail = (key: string, confirmation: ConfirmationRecord) => Mail;
-
-export interface ConfirmationFilter {
-  types: readonly ConfirmationType[];
-  creatorId?: string;
-  userId?: string;
-  /** Addresses, any letter case. */
-  emails?: readonly string[];
-  statuses?: readonly ConfirmationStatus[];
-}
-
-/** Far above what anyone leaves pending; a list stops there. */
-export const MAX_LISTED_CONFIRMATIONS = 1000;
 
 const UNKNOWN_KEY = 'No confirmation has this key';
 
@@ -77,27 +71,22 @@ export class ConfirmationStore {
   ): Promise<{ confirmation: ConfirmationRecord; key: string }> {
     const key = newConfirmationKey();
     const created = new Date();
-    const confirmation = tx.create(
-      ConfirmationSchema,
-      {
-        id: hexId(32),
-        keyHash: hashConfirmationKey(key),
-        type: input.type,
-        status: 'pending',
-        email: input.email.toLowerCase(),
-        creatorId: input.creatorId,
-        userId: input.userId,
-        context: input.context ?? null,
-        created,
-        modified: null,
-        expiresAt: new Date(created.getTime() + lifetimeOf(this.lifetimes, input.type) * 1000),
-      },
-      { persist: false },
-    );
+    const confirmation = newConfirmation(tx, {
+      id: hexId(32),
+      keyHash: hashConfirmationKey(key),
+      type: input.type,
+      status: 'pending',
+      email: input.email.toLowerCase(),
+      creatorId: input.creatorId,
+      userId: input.userId,
+      context: input.context ?? null,
+      created,
+      modified: null,
+      expiresAt: new Date(created.getTime() + lifetimeOf(this.lifetimes, input.type) * 1000),
+    });
     // Written only once its mail is accepted: a refused mail (RATE_LIMITED) leaves nothing behind.
     await this.mail.enqueue(tx, render(key, confirmation), requester);
-    tx.persist(confirmation);
-    await tx.flush();
+    await insertConfirmation(tx, confirmation);
     return { confirmation, key };
   }
 
@@ -132,11 +121,7 @@ export class ConfirmationStore {
     id: string,
   ): Promise<ConfirmationRecord | null> {
     if (!/^[0-9a-f]{32}$/.test(id)) return null;
-    return tx.findOne(
-      ConfirmationSchema,
-      { id, type: { $in: [...types] }, status: 'pending' },
-      { lockMode: LockMode.PESSIMISTIC_WRITE },
-    );
+    return pendingConfirmationById(tx, types, id);
   }
 
   /** Ends a pending confirmation: `completed` (accepted), `canceled` (by its creator) or `declined` (dismissed). */
@@ -147,7 +132,7 @@ export class ConfirmationStore {
   ): Promise<ConfirmationRecord> {
     confirmation.status = status;
     confirmation.modified = new Date();
-    await tx.flush();
+    await saveConfirmationChanges(tx);
     return confirmation;
   }
 
@@ -160,32 +145,17 @@ export class ConfirmationStore {
     type: ConfirmationType,
     of: { userId: string } | { email: string },
   ): Promise<number> {
-    const whose = 'userId' in of ? { userId: of.userId } : { email: of.email.toLowerCase() };
-    return tx.nativeUpdate(
-      ConfirmationSchema,
-      { type, status: 'pending', ...whose },
-      { status: 'canceled', modified: new Date() },
-    );
+    return cancelPendingConfirmations(tx, type, of);
   }
 
   /** Confirmations matching `filter`, newest first, at most MAX_LISTED_CONFIRMATIONS. */
   async list(em: EntityManager, filter: ConfirmationFilter): Promise<ConfirmationRecord[]> {
-    return em.find(
-      ConfirmationSchema,
-      {
-        type: { $in: [...filter.types] },
-        ...(filter.creatorId === undefined ? {} : { creatorId: filter.creatorId }),
-        ...(filter.userId === undefined ? {} : { userId: filter.userId }),
-        ...(filter.emails === undefined ? {} : { email: { $in: filter.emails.map((email) => email.toLowerCase()) } }),
-        ...(filter.statuses === undefined ? {} : { status: { $in: [...filter.statuses] } }),
-      },
-      { orderBy: { created: 'desc', id: 'asc' }, limit: MAX_LISTED_CONFIRMATIONS },
-    );
+    return listConfirmations(em, filter);
   }
 
   /** A deleted account's confirmations go with it, made or received. */
   async forgetUser(em: EntityManager, userId: string): Promise<void> {
-    await em.nativeDelete(ConfirmationSchema, { $or: [{ creatorId: userId }, { userId }] });
+    await removeConfirmationsOf(em, userId);
   }
 
   private async byKey(
@@ -195,11 +165,7 @@ export class ConfirmationStore {
     lockMode?: LockMode,
   ): Promise<ConfirmationRecord> {
     const found = isConfirmationKey(key)
-      ? await em.findOne(
-          ConfirmationSchema,
-          { keyHash: hashConfirmationKey(key), type: { $in: [...types] } },
-          lockMode === undefined ? {} : { lockMode, refresh: true },
-        )
+      ? await confirmationByKeyHash(em, types, hashConfirmationKey(key), lockMode)
       : null;
     if (!found) throw notFound(UNKNOWN_KEY);
     return found;

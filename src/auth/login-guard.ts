@@ -1,4 +1,6 @@
 import type { Orm } from '../infra/database/orm';
+import { sqlOutsideTransactions } from '../infra/database/sql-outside-transactions';
+import type { SqlRunner } from '../infra/database/sql-runner';
 import type { Logger } from '../infra/logger';
 import { loginFailures, loginLockouts, type LockKind, type PasswordPath } from '../infra/metrics';
 import type { Account, AccountDirectory } from './accounts';
@@ -99,14 +101,19 @@ export function failureKeys(loginName: string, source: string, accountId: string
  * counted in the metrics. Failure counters live in PostgreSQL, so every instance sees them.
  */
 export class LoginGuard {
+  /** Outside any transaction: a failure counts even when what checked the password rolls back. */
+  private readonly sql: SqlRunner;
+
   constructor(
-    private readonly orm: Orm,
+    orm: Orm,
     private readonly accounts: AccountDirectory,
     private readonly logger: Logger,
     private readonly budget: PasswordBudget,
     private readonly settings: LoginGuardSettings = DEFAULT_LOGIN_GUARD,
     private readonly refusals = new RefusalHold(),
-  ) {}
+  ) {
+    this.sql = sqlOutsideTransactions(orm);
+  }
 
   /** Spends one hash of the password budget for `source`, or refuses with RATE_LIMITED (held a while). */
   async admitHash(source: string, path: PasswordPath): Promise<void> {
@@ -160,12 +167,10 @@ export class LoginGuard {
   }
 
   private async counts(keys: Record<LockKind, string>): Promise<FailureCounts> {
-    const rows = await this.orm.em
-      .getConnection()
-      .execute<{ key: string; failures: number; last_failure: Date; locked_until: Date | null }[]>(
-        'select key, failures, last_failure, locked_until from login_failures where key in (?, ?, ?)',
-        [keys.account_source, keys.source, keys.account],
-      );
+    const rows = await this.sql.rows<{ key: string; failures: number; last_failure: Date; locked_until: Date | null }>(
+      'select key, failures, last_failure, locked_until from login_failures where key in (?, ?, ?)',
+      [keys.account_source, keys.source, keys.account],
+    );
     const counts: FailureCounts = {};
     for (const kind of Object.keys(keys) as LockKind[]) {
       const row = rows.find((candidate) => candidate.key === keys[kind]);
@@ -181,12 +186,12 @@ export class LoginGuard {
   }
 
   private async forget(key: string): Promise<void> {
-    await this.orm.em.getConnection().execute('delete from login_failures where key = ?', [key]);
+    await this.sql.run('delete from login_failures where key = ?', [key]);
   }
 
   private async recordFailure(keys: Record<LockKind, string>, path: PasswordPath, loginName: string): Promise<void> {
     const { sourceWindowSeconds, resetSeconds } = this.settings;
-    const rows = await this.orm.em.getConnection().execute<{ key: string; failures: number }[]>(
+    const rows = await this.sql.rows<{ key: string; failures: number }>(
       `insert into login_failures as f (key, failures, last_failure, locked_until)
          values (?, 1, now(), null), (?, 1, now(), null), (?, 1, now(), null)
          on conflict (key) do update set
@@ -200,12 +205,10 @@ export class LoginGuard {
       const row = rows.find((candidate) => candidate.key === keys[kind]);
       const seconds = row && lockSeconds(kind, row.failures, this.settings);
       if (!row || !seconds) continue;
-      await this.orm.em
-        .getConnection()
-        .execute('update login_failures set locked_until = now() + make_interval(secs => ?) where key = ?', [
-          seconds,
-          row.key,
-        ]);
+      await this.sql.run('update login_failures set locked_until = now() + make_interval(secs => ?) where key = ?', [
+        seconds,
+        row.key,
+      ]);
       loginLockouts.inc({ path, lock: kind });
       this.logger.warn(
         {

@@ -1,5 +1,7 @@
 import type { DatabaseEvents } from '../infra/database/events';
 import type { Orm } from '../infra/database/orm';
+import { sqlOutsideTransactions } from '../infra/database/sql-outside-transactions';
+import type { SqlRunner } from '../infra/database/sql-runner';
 import type { Logger } from '../infra/logger';
 
 const CHANNEL = 'islet_session_revoked';
@@ -14,13 +16,16 @@ const PRUNE_MS = 60_000;
 export class SessionRevocations {
   private readonly revoked = new Map<string, number>();
   private pruner: NodeJS.Timeout | undefined;
+  /** Outside any transaction: a revocation is recorded and announced at once, whatever the caller's transaction does. */
+  private readonly sql: SqlRunner;
 
   constructor(
-    private readonly orm: Orm,
+    orm: Orm,
     events: DatabaseEvents,
     private readonly accessTokenTtl: number,
     private readonly logger: Logger,
   ) {
+    this.sql = sqlOutsideTransactions(orm);
     events.on(CHANNEL, (key) => this.remember(key, Date.now() + this.accessTokenTtl * 1000));
     events.onConnect(() => this.reload());
   }
@@ -38,7 +43,7 @@ export class SessionRevocations {
   async revoke(realm: string, key: string): Promise<void> {
     const entry = `${realm}:${key}`;
     this.remember(entry, Date.now() + this.accessTokenTtl * 1000);
-    await this.orm.em.getConnection().execute(
+    await this.sql.rows(
       `with recorded as (
          insert into revoked_sessions (realm, grant_id, expires_at) values (?, ?, now() + make_interval(secs => ?))
          on conflict (realm, grant_id) do update set expires_at = excluded.expires_at
@@ -58,20 +63,17 @@ export class SessionRevocations {
 
   /** Everything revoked recently, in case an announcement was missed while disconnected. */
   private async reload(): Promise<void> {
-    const rows = await this.orm.em
-      .getConnection()
-      .execute<{ entry: string; until: Date }[]>(
-        `select realm || ':' || grant_id as entry, expires_at as until from revoked_sessions where expires_at > now()`,
-      );
+    const rows = await this.sql.rows<{ entry: string; until: Date }>(
+      `select realm || ':' || grant_id as entry, expires_at as until from revoked_sessions where expires_at > now()`,
+    );
     for (const row of rows) this.remember(row.entry, new Date(row.until).getTime());
   }
 
   private prune(): void {
     const now = Date.now();
     for (const [entry, until] of this.revoked) if (until <= now) this.revoked.delete(entry);
-    this.orm.em
-      .getConnection()
-      .execute('delete from revoked_sessions where expires_at < now()')
+    this.sql
+      .run('delete from revoked_sessions where expires_at < now()')
       .catch((error: unknown) => this.logger.warn({ err: error }, 'pruning revoked sessions failed'));
   }
 }

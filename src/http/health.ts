@@ -1,5 +1,6 @@
 import express from 'express';
 import type { Orm } from '../infra/database/orm';
+import { sqlOutsideTransactions } from '../infra/database/sql-outside-transactions';
 import type { ObjectStore } from '../infra/object-store/object-store';
 import { requestLogger } from './request-context';
 
@@ -23,7 +24,7 @@ export function healthRouter(orm: Orm, objectStore: ObjectStore): express.Router
   router.get('/readyz', async (_req, res) => {
     const dependencies = ['database', 'objectStore'] as const;
     const checks = await Promise.allSettled([
-      withTimeout(orm.em.getConnection().execute('select 1'), 2000, 'database'),
+      withTimeout(sqlOutsideTransactions(orm).rows('select 1'), 2000, 'database'),
       withTimeout(objectStore.ping(), 2000, 'object store'),
     ]);
     const states = checks.map((check, index) => {

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import type { Orm } from '../../infra/database/orm';
+import { sqlOutsideTransactions } from '../../infra/database/sql-outside-transactions';
 import { arrayLiteral } from '../../kernel/sql';
 import { REALMS, type Config, type Realm } from '../../config';
 import { generateClientSecret, hashClientSecret, verifyClientSecret } from './client-secrets';
@@ -176,20 +177,20 @@ function toMetadata(definition: ClientDefinition): Record<string, unknown> {
  * the definition's.
  */
 export async function registerClients(orm: Orm, realm: Realm, definitions: ClientDefinition[]): Promise<string[]> {
-  const connection = orm.em.getConnection();
+  // Outside any transaction, as oidc-provider's own storage (postgres-adapter.ts).
+  const sql = sqlOutsideTransactions(orm);
   const differing: string[] = [];
   for (const definition of definitions) {
     const payload = JSON.stringify(toMetadata(definition));
     if (!definition.keep_stored_secret || definition.client_secret === undefined) {
-      await connection.execute(
+      await sql.run(
         `insert into oidc_records (realm, model, id, payload) values (?, 'Client', ?, ?)
          on conflict (realm, model, id) do update set payload = excluded.payload`,
         [realm, definition.client_id, payload],
-        'run',
       );
       continue;
     }
-    const [stored] = await connection.execute<{ secret: string | null }[]>(
+    const [stored] = await sql.rows<{ secret: string | null }>(
       `insert into oidc_records (realm, model, id, payload) values (?, 'Client', ?, ?)
        on conflict (realm, model, id) do update set payload = case
          when oidc_records.payload->>'client_secret' is null then excluded.payload
@@ -215,12 +216,10 @@ export async function removeUndefinedClients(
   realm: Realm,
   definitions: ClientDefinition[],
 ): Promise<string[]> {
-  const rows = await orm.em
-    .getConnection()
-    .execute<{ id: string }[]>(
-      `delete from oidc_records where realm = ? and model = 'Client' and not (id = any(?::text[])) returning id`,
-      [realm, arrayLiteral(definitions.map((definition) => definition.client_id))],
-    );
+  const rows = await sqlOutsideTransactions(orm).rows<{ id: string }>(
+    `delete from oidc_records where realm = ? and model = 'Client' and not (id = any(?::text[])) returning id`,
+    [realm, arrayLiteral(definitions.map((definition) => definition.client_id))],
+  );
   return rows.map((row) => row.id);
 }
 

@@ -1,6 +1,7 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import type { JWK } from 'jose';
 import type { Orm } from '../../infra/database/orm';
+import { sqlOutsideTransactions } from '../../infra/database/sql-outside-transactions';
 import { RealmKeySchema, type RealmKey } from './oidc.entity';
 
 export const SIGNING_ALG = 'RS256';
@@ -50,7 +51,8 @@ export async function rotateSigningKey(orm: Orm, realm: string): Promise<string>
   const key = newSigningKey();
   await orm.em.fork().nativeUpdate(RealmKeySchema, { realm, use: 'sig', retiredAt: null }, { retiredAt: new Date() });
   await insertKey(orm, realm, 'sig', key.kid!, key as Record<string, unknown>);
-  await orm.em.getConnection().execute('select pg_notify(?, ?)', [KEYS_ROTATED_CHANNEL, realm]);
+  // Outside any transaction, as the key's own writes above (forks): announced as soon as it is stored.
+  await sqlOutsideTransactions(orm).rows('select pg_notify(?, ?)', [KEYS_ROTATED_CHANNEL, realm]);
   return key.kid!;
 }
 

@@ -2,6 +2,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { LRUCache } from 'lru-cache';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import type { Orm } from '../../infra/database/orm';
+import { sqlOutsideTransactions } from '../../infra/database/sql-outside-transactions';
+import type { SqlRunner } from '../../infra/database/sql-runner';
 
 type Row = { payload: AdapterPayload };
 
@@ -17,26 +19,26 @@ export const deferredConsumes = new AsyncLocalStorage<(() => Promise<void>)[]>()
 /**
  * oidc-provider's storage on PostgreSQL, one instance per realm and model. `consume` keeps the
  * record (marked consumed) because refresh-token reuse detection depends on finding it again.
- * Expired rows are ignored on read and removed by `sweepExpired`.
+ * Expired rows are ignored on read and removed by `sweepExpired`. Its statements join no
+ * transaction: oidc-provider expects what it stores to be stored at once.
  */
 export class PostgresAdapter implements Adapter {
   private readonly clients = new LRUCache<string, Promise<AdapterPayload | undefined>>({ max: 1000, ttl: 10_000 });
+  private readonly sql: SqlRunner;
 
   constructor(
-    private readonly orm: Orm,
+    orm: Orm,
     private readonly realm: string,
     private readonly model: string,
     /** Told whenever a grant is destroyed: logout, revocation, refresh-token reuse. */
     private readonly onGrantDestroyed: (realm: string, grantId: string) => Promise<void>,
-  ) {}
-
-  private execute<T>(sql: string, params: unknown[], method: 'all' | 'run' = 'all'): Promise<T> {
-    return this.orm.em.getConnection().execute<T & object>(sql, params, method) as Promise<T>;
+  ) {
+    this.sql = sqlOutsideTransactions(orm);
   }
 
   async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
     const expiresAt = expiresIn ? new Date(Date.now() + expiresIn * 1000) : null;
-    await this.execute(
+    await this.sql.run(
       `insert into oidc_records (realm, model, id, payload, grant_id, account_id, uid, expires_at)
        values (?, ?, ?, ?, ?, ?, ?, ?)
        on conflict (realm, model, id) do update
@@ -52,14 +54,13 @@ export class PostgresAdapter implements Adapter {
         payload.uid ?? null,
         expiresAt,
       ],
-      'run',
     );
   }
 
   private async findWhere(column: 'id' | 'uid', value: string): Promise<AdapterPayload | undefined> {
     // No record id holds a NUL (PostgreSQL cannot store one): such an id names nothing.
     if (typeof value !== 'string' || value.includes('\u0000')) return undefined;
-    const rows = await this.execute<Row[]>(
+    const rows = await this.sql.rows<Row>(
       `select payload from oidc_records
        where realm = ? and model = ? and ${column} = ? and (expires_at is null or expires_at > now())
        limit 1`,
@@ -95,39 +96,35 @@ export class PostgresAdapter implements Adapter {
   }
 
   private async consumeNow(id: string): Promise<void> {
-    await this.execute(
+    await this.sql.run(
       `update oidc_records set consumed_at = now(),
          payload = jsonb_set(payload, '{consumed}', to_jsonb(extract(epoch from now())::bigint))
        where realm = ? and model = ? and id = ?`,
       [this.realm, this.model, id],
-      'run',
     );
   }
 
   async destroy(id: string): Promise<void> {
-    await this.execute(
-      'delete from oidc_records where realm = ? and model = ? and id = ?',
-      [this.realm, this.model, id],
-      'run',
-    );
+    await this.sql.run('delete from oidc_records where realm = ? and model = ? and id = ?', [
+      this.realm,
+      this.model,
+      id,
+    ]);
     if (this.model === 'Grant') await this.onGrantDestroyed(this.realm, id);
   }
 
   async revokeByGrantId(grantId: string): Promise<void> {
-    await this.execute(
-      'delete from oidc_records where realm = ? and model = ? and grant_id = ?',
-      [this.realm, this.model, grantId],
-      'run',
-    );
+    await this.sql.run('delete from oidc_records where realm = ? and model = ? and grant_id = ?', [
+      this.realm,
+      this.model,
+      grantId,
+    ]);
   }
 }
 
 /** Deletes records past their expiry; run periodically by the auth module. */
 export async function sweepExpired(orm: Orm): Promise<number> {
-  const result = await orm.em
-    .getConnection()
-    .execute<{ affectedRows: number }>('delete from oidc_records where expires_at < now()', [], 'run');
-  return result.affectedRows;
+  return sqlOutsideTransactions(orm).run('delete from oidc_records where expires_at < now()');
 }
 
 /** One login session (OIDC grant) of one realm. */
@@ -154,11 +151,9 @@ export async function endSessionsOfAccount(
       or (model = 'Session' and exists (
         select 1 from jsonb_each(coalesce(payload->'authorizations', '{}'::jsonb)) as held
         where held.value->>'grantId' = ?))), false)`;
-  const removed = await orm.em
-    .getConnection()
-    .execute<{ realm: string; model: string; id: string }[]>(
-      `delete from oidc_records where account_id = ?${keep ? ` and ${spared}` : ''} returning realm, model, id`,
-      keep ? [accountId, keep.realm, keep.grantId, keep.grantId, keep.grantId] : [accountId],
-    );
+  const removed = await sqlOutsideTransactions(orm).rows<{ realm: string; model: string; id: string }>(
+    `delete from oidc_records where account_id = ?${keep ? ` and ${spared}` : ''} returning realm, model, id`,
+    keep ? [accountId, keep.realm, keep.grantId, keep.grantId, keep.grantId] : [accountId],
+  );
   for (const record of removed) if (record.model === 'Grant') await onGrantDestroyed(record.realm, record.id);
 }

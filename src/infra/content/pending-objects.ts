@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sqlOf } from '../database/sql-runner';
 import { PendingObjectSchema } from './pending-object.entity';
 
 /** Rows per statement when many keys are announced or released at once. */
@@ -19,11 +20,10 @@ export class PendingObjects {
     // One plain statement on the caller's transaction: this runs on every upload, and the ORM's
     // upsert machinery cost more than the round trip.
     for (const batch of batches(keys)) {
-      await em.execute(
+      await sqlOf(em).run(
         `insert into pending_objects (key, lease_until) values ${batch.map(() => '(?, ?)').join(', ')}
            on conflict (key) do update set lease_until = excluded.lease_until`,
         batch.flatMap((key) => [key, leaseUntil]),
-        'run',
       );
     }
   }
@@ -47,7 +47,7 @@ export class PendingObjects {
    * `leaseUntil`, in one statement; rows another sweeper or transaction holds are skipped.
    */
   async claimExpired(em: EntityManager, limit: number, leaseUntil: Date): Promise<string[]> {
-    const rows = await em.execute<{ key: string }[]>(
+    const rows = await sqlOf(em).rows<{ key: string }>(
       `update pending_objects set lease_until = ?
          where key in (select key from pending_objects where lease_until < now()
                        order by lease_until limit ? for update skip locked)

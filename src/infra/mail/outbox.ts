@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sqlOf } from '../database/sql-runner';
 import { invalid, rateLimited } from '../../kernel/errors';
 import type { Mail, MailQueue, MailRequester } from './mail';
 
@@ -38,14 +39,14 @@ export class MailOutbox implements MailQueue {
     const source = requester.source ?? null;
     const keys = [`mail:to:${recipient}`, ...(source === null ? [] : [`mail:source:${source}`])].sort();
     // In one order everywhere, so two transactions never wait for each other's second key.
-    for (const key of keys) await em.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [key]);
+    for (const key of keys) await sqlOf(em).rows('select pg_advisory_xact_lock(hashtextextended(?, 0))', [key]);
     await this.refuseOverLimit(em, 'recipient', recipient, this.limits.perAddress, 'this address');
     if (source !== null) await this.refuseOverLimit(em, 'source', source, this.limits.perSource, 'your address');
-    await em.execute(
+    await sqlOf(em).run(
       `insert into outbound_mails (kind, recipient, source, subject, text_body, html_body) values (?, ?, ?, ?, ?, ?)`,
       [mail.kind, mail.to.trim(), source, mail.subject, mail.text, mail.html],
     );
-    await em.execute(`select pg_notify('${MAIL_CHANNEL}', '')`);
+    await sqlOf(em).rows(`select pg_notify('${MAIL_CHANNEL}', '')`);
   }
 
   /**
@@ -59,7 +60,7 @@ export class MailOutbox implements MailQueue {
     limit: number,
     whom: string,
   ): Promise<void> {
-    const [full] = await em.execute<{ wait: string }[]>(
+    const [full] = await sqlOf(em).rows<{ wait: string }>(
       `select extract(epoch from created_at + make_interval(secs => ?) - now()) as wait from outbound_mails
         where ${column === 'recipient' ? 'lower(recipient)' : 'source'} = ? and created_at > now() - make_interval(secs => ?)
         order by created_at desc offset ? limit 1`,

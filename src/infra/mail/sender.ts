@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from '../logger';
 import { CoalescingRun } from '../../kernel/coalescing-run';
+import { sqlOf } from '../database/sql-runner';
 import { boundedLabel, mailsAbandoned, mailSendFailures, mailsSent } from '../metrics';
 import { MAIL_LIMIT_WINDOW_SECONDS } from './outbox';
 import { ATTEMPT_LEASE_SECONDS, type MailTransport, type OutgoingMail } from './transports';
@@ -94,7 +95,7 @@ export class MailSender {
 
   /** The unsent mails and the age of the oldest, for the queue gauges. */
   async queueState(): Promise<{ queued: number; oldestSeconds: number }> {
-    const [row] = await this.em().execute<{ queued: string; oldest: string | null }[]>(
+    const [row] = await sqlOf(this.em()).rows<{ queued: string; oldest: string | null }>(
       `select count(*) as queued, extract(epoch from now() - min(created_at)) as oldest
          from outbound_mails where sent_at is null`,
     );
@@ -107,7 +108,7 @@ export class MailSender {
       // One mail per claim: a slow server holds up nothing but the mail it is sent.
     }
     if (Date.now() - this.lastCleanUp >= CLEAN_UP_MS) await this.cleanUp();
-    const [next] = await this.em().execute<{ ms: string | null }[]>(
+    const [next] = await sqlOf(this.em()).rows<{ ms: string | null }>(
       `select extract(epoch from min(due_at) - now()) * 1000 as ms from outbound_mails where sent_at is null`,
     );
     return next?.ms === null || next?.ms === undefined ? SWEEP_MS : Number(next.ms);
@@ -115,8 +116,8 @@ export class MailSender {
 
   /** Answers whether there was a due mail to try. */
   private async attempt(): Promise<boolean> {
-    const em = this.em();
-    const [claimed] = await em.execute<ClaimedMail[]>(
+    const sql = sqlOf(this.em());
+    const [claimed] = await sql.rows<ClaimedMail>(
       `update outbound_mails set due_at = now() + make_interval(secs => ?), attempts = attempts + 1
         where id = (select id from outbound_mails where sent_at is null and due_at <= now()
                      order by due_at limit 1 for update skip locked)
@@ -141,14 +142,14 @@ export class MailSender {
         { err: error, mailId: mail.id, kind: mail.kind, attempts: claimed.attempts, retryInMs: delayMs },
         'a mail could not be sent; it is tried again after a backoff',
       );
-      await em.execute(
+      await sql.run(
         `update outbound_mails set due_at = now() + make_interval(secs => ?), last_error = ? where id = ?`,
         [delayMs / 1000, String(error instanceof Error ? error.message : error).slice(0, 1000), claimed.id],
       );
       return true;
     }
     mailsSent.inc({ kind: kindLabel(mail.kind) });
-    await em.execute(
+    await sql.run(
       `update outbound_mails set sent_at = now(), text_body = null, html_body = null, last_error = null where id = ?`,
       [claimed.id],
     );
@@ -158,12 +159,12 @@ export class MailSender {
   /** Removes sent mails the limits no longer count, and gives up on mails unsent for days. */
   private async cleanUp(): Promise<void> {
     this.lastCleanUp = Date.now();
-    const em = this.em();
-    await em.execute(
+    const sql = sqlOf(this.em());
+    await sql.run(
       `delete from outbound_mails where sent_at is not null and created_at < now() - make_interval(secs => ?)`,
       [MAIL_LIMIT_WINDOW_SECONDS],
     );
-    const abandoned = await em.execute<{ id: string; kind: string; last_error: string | null }[]>(
+    const abandoned = await sql.rows<{ id: string; kind: string; last_error: string | null }>(
       `delete from outbound_mails where sent_at is null and created_at < now() - make_interval(secs => ?)
         returning id, kind, last_error`,
       [GIVE_UP_SECONDS],

@@ -97,7 +97,7 @@ function mountGraphql(
     uploadTime,
   }: Mounting & { apollo: ApolloServer<Scope>; baseUrl: string },
 ): void {
-  const multipart = graphqlMultipart(graphqlError);
+  const multipart = graphqlMultipart(graphqlError, config.contentSizeLimitBytes);
   const graphqlJson = jsonBody(graphqlError);
   const graphqlBody: RequestHandler = (req, res, next) =>
     isMultipart(req) ? uploadTime(req, res, () => multipart(req, res, next)) : graphqlJson(req, res, next);

@@ -46,6 +46,17 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...s3, S3_SESSION_TOKEN: ' FQoG+token= ' }).s3?.sessionToken).toBe('FQoG+token=');
   });
 
+  it('reads CONTENT_SIZE_LIMIT_BYTES, 100 MiB by default, between 1 MiB and 5 GiB', () => {
+    expect(loadConfig({}).contentSizeLimitBytes).toBe(100 * 1024 * 1024);
+    expect(loadConfig({ CONTENT_SIZE_LIMIT_BYTES: '1048576' }).contentSizeLimitBytes).toBe(1024 * 1024);
+    expect(() => loadConfig({ CONTENT_SIZE_LIMIT_BYTES: '1048575' })).toThrow(
+      /CONTENT_SIZE_LIMIT_BYTES must be between 1048576 and 5368709120/,
+    );
+    expect(() => loadConfig({ CONTENT_SIZE_LIMIT_BYTES: '100MiB' })).toThrow(
+      /CONTENT_SIZE_LIMIT_BYTES must be a whole/,
+    );
+  });
+
   it('reads METRICS_TOKEN, unset by default', () => {
     expect(loadConfig({}).metricsToken).toBeUndefined();
     expect(loadConfig({ METRICS_TOKEN: ' scrape-token-0123456789 ' }).metricsToken).toBe('scrape-token-0123456789');

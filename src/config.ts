@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { CONTENT_SIZE_LIMIT } from './kernel/content';
 import type { ObjectQuotas } from './kernel/quota';
 import type { LogFormat } from './infra/log-format';
 
@@ -60,6 +61,8 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** The longest a blob or device-log upload may take; unfinished uploads are swept after it. */
   uploadTimeoutSeconds: number;
+  /** The most bytes one blob's or device log's content may hold; one more is refused (413). */
+  contentSizeLimitBytes: number;
   /** Bearer token `GET /metrics` requires; without it, /metrics is served outside production only. */
   metricsToken: string | undefined;
   /** Serve /metrics on this port (0: any free one) instead of the public one. */
@@ -230,6 +233,9 @@ export function loadConfig(env: Env = process.env): Config {
     logFormat: oneOf(env, 'LOG_FORMAT', ['json', 'pretty'], production ? 'json' : 'pretty'),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     uploadTimeoutSeconds: integer(env, 'UPLOAD_TIMEOUT_SECONDS', 3600, 1, 24 * 3600),
+    // Tidepool's 100 MiB; lowered by tests to cross the limit without moving 100 MiB. At least one
+    // 1 MiB device-log entry fits; at most what one S3 PUT may hold.
+    contentSizeLimitBytes: integer(env, 'CONTENT_SIZE_LIMIT_BYTES', CONTENT_SIZE_LIMIT, 1024 * 1024, 5 * 1024 ** 3),
     metricsToken: secret(env, 'METRICS_TOKEN'),
     metricsPort: text(env, 'METRICS_PORT') === undefined ? undefined : integer(env, 'METRICS_PORT', 0, 0, 65_535),
     graphqlPlayground: text(env, 'GRAPHQL_PLAYGROUND') === undefined ? !production : flag(env, 'GRAPHQL_PLAYGROUND'),

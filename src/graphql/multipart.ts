@@ -2,7 +2,6 @@ import Busboy from 'busboy';
 import type { NextFunction, Request, Response } from 'express';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { PassThrough, type Readable } from 'node:stream';
-import { CONTENT_SIZE_LIMIT } from '../kernel/content';
 import { AppError, invalid } from '../kernel/errors';
 import { JSON_BODY_LIMIT_BYTES } from '../http/json-body';
 import { Upload, type UploadedFile } from '../kernel/upload';
@@ -77,13 +76,16 @@ interface BodyInFlight {
 
 const bodiesInFlight = new WeakMap<Request, BodyInFlight>();
 
-/** One operations field, one map field, and the files, each within the upload limit. */
-const BUSBOY_LIMITS = {
+/**
+ * One operations field, one map field, and the files, each within the content size limit. Busboy
+ * stops a file one byte past it, which the content store refuses as TOO_LARGE.
+ */
+const busboyLimits = (contentSizeLimitBytes: number) => ({
   fieldSize: JSON_BODY_LIMIT_BYTES,
   fields: 2,
   files: MAX_FILES_PER_REQUEST,
-  fileSize: CONTENT_SIZE_LIMIT + 1,
-};
+  fileSize: contentSizeLimitBytes + 1,
+});
 
 /** Hands a file part to the upload waiting for it, or reads it into nothing when none will read it. */
 function takeFile(inFlight: BodyInFlight | undefined, name: string, stream: Readable, info: Busboy.FileInfo): void {
@@ -102,12 +104,14 @@ function takeFile(inFlight: BodyInFlight | undefined, name: string, stream: Read
   file.resolve({ stream, mediaType: info.mimeType, filename: info.filename });
 }
 
-export function graphqlMultipart(onError: (error: AppError, res: Response) => void) {
+/** `contentSizeLimitBytes`: CONTENT_SIZE_LIMIT_BYTES (src/config.ts), the most one file may hold. */
+export function graphqlMultipart(onError: (error: AppError, res: Response) => void, contentSizeLimitBytes: number) {
+  const limits = busboyLimits(contentSizeLimitBytes);
   return (req: Request, res: Response, next: NextFunction): void => {
     if (!isMultipart(req)) return next();
     let busboy: Busboy.Busboy;
     try {
-      busboy = Busboy({ headers: req.headers, limits: BUSBOY_LIMITS });
+      busboy = Busboy({ headers: req.headers, limits });
     } catch (error) {
       return onError(invalid(`malformed multipart request: ${(error as Error).message}`), res);
     }

@@ -3,7 +3,11 @@ import { Transform, type TransformCallback } from 'node:stream';
 import { AppError, invalid } from './errors';
 import { truncate } from './validation';
 
-/** Blobs and device logs alike: Tidepool's `SizeMaximum`, 100 MiB per body. */
+/**
+ * Blobs and device logs alike: Tidepool's `SizeMaximum`, 100 MiB per body. The default of
+ * CONTENT_SIZE_LIMIT_BYTES (src/config.ts), which the content store and the GraphQL multipart
+ * reader enforce.
+ */
 export const CONTENT_SIZE_LIMIT = 100 * 1024 * 1024;
 
 /** The base64 MD5 of no bytes at all. */
@@ -50,8 +54,13 @@ export function assertDigestMD5(value: string, field = 'digestMD5'): string {
   return value;
 }
 
-export const tooLarge = () =>
-  new AppError('TOO_LARGE', `The content is larger than the limit of ${CONTENT_SIZE_LIMIT} bytes (100 MiB)`);
+const MiB = 1024 * 1024;
+
+export const tooLarge = (limit: number) =>
+  new AppError(
+    'TOO_LARGE',
+    `The content is larger than the limit of ${limit} bytes${limit % MiB === 0 ? ` (${limit / MiB} MiB)` : ''}`,
+  );
 
 /**
  * How much an upload may hold between its socket and its store, on each side of the meter.
@@ -77,16 +86,16 @@ export class ContentMeter extends Transform {
   private readonly limit: number;
   private readonly digestCheckedByStore: string | undefined;
 
-  constructor(options: { limit?: number; digestCheckedByStore?: string } = {}) {
+  constructor(options: { limit: number; digestCheckedByStore?: string }) {
     super({ highWaterMark: CONTENT_BUFFER_BYTES });
-    this.limit = options.limit ?? CONTENT_SIZE_LIMIT;
+    this.limit = options.limit;
     this.digestCheckedByStore = options.digestCheckedByStore;
     this.hash = this.digestCheckedByStore === undefined ? createHash('md5') : undefined;
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
     this.bytes += chunk.length;
-    if (this.bytes > this.limit) return callback(tooLarge());
+    if (this.bytes > this.limit) return callback(tooLarge(this.limit));
     this.hash?.update(chunk);
     callback(null, chunk);
   }

@@ -71,13 +71,19 @@ app.post('/floor/sign', async (_req, res) => {
 });
 // The content floor over HTTP: the body through the meter into the service's own store, and back.
 // It hands the store what the service hands it: the declared length and the client's digest.
-const store = createObjectStore(loadConfig(process.env));
+const config = loadConfig(process.env);
+const store = createObjectStore(config);
 app.post('/floor/blobs/:name', async (req, res) => {
   const digest = req.get('digest')?.replace(/^md5=/i, '');
   const size = Number(req.get('content-length'));
   // Hashes only where the store does not check the digest itself, as the service does.
   const checkedByStore = store.checksDigest({ size, md5: digest });
-  const meter = req.pipe(new ContentMeter({ digestCheckedByStore: checkedByStore ? digest : undefined }));
+  const meter = req.pipe(
+    new ContentMeter({
+      limit: config.contentSizeLimitBytes,
+      digestCheckedByStore: checkedByStore ? digest : undefined,
+    }),
+  );
   await store.put(`bench-http-floor/${req.params.name}`, meter, {
     contentType: 'application/octet-stream',
     size,

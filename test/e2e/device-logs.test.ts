@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { serverToken, signUp, type TestAccount } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/app';
-import { LIMIT, logEntries, md5, rawRequest, uploadBlob, uploadLog } from '../support/content';
+import { logEntries, md5, rawRequest, SMALL_LIMIT, SMALL_LIMIT_ENV, uploadBlob, uploadLog } from '../support/content';
 import { call } from '../support/http';
 import { storeDrivers } from '../support/store-drivers';
 import { rowCount, storedKeys } from '../support/stored';
@@ -203,8 +203,18 @@ describe.each(storeDrivers())('device logs on the %s store', (_driver, storeEnv)
     expect(reply.status).toBe(401);
   });
 
-  it('accepts a log of exactly 100 MiB and refuses one byte more with 413, keeping nothing', async () => {
-    const user = await signUp(app, 'large-log');
+  // At a 1 MiB limit (CONTENT_SIZE_LIMIT_BYTES): the blob suite crosses the real 100 MiB once.
+  it('accepts a log of exactly the configured limit and refuses one byte more with 413, keeping nothing', async () => {
+    const small = await startTestApp({ ...(await storeEnv()), ...SMALL_LIMIT_ENV });
+    try {
+      await crossLogLimit(small);
+    } finally {
+      await small.stop();
+    }
+  });
+
+  async function crossLogLimit(limited: TestApp) {
+    const user = await signUp(limited, 'large-log');
     const entry = JSON.stringify(logEntries(1)[0]);
     /** A JSON array of copies of `entry`, padded with spaces to exactly `size` bytes. */
     function log(size: number) {
@@ -231,7 +241,7 @@ describe.each(storeDrivers())('device logs on the %s store', (_driver, storeEnv)
       return { stream: () => Readable.toWeb(Readable.from(parts())), digest: hash.digest('base64') };
     }
     const send = (body: ReturnType<typeof log>) =>
-      fetch(`${app.url}/v1/users/${user.userid}/device_logs`, {
+      fetch(`${limited.url}/v1/users/${user.userid}/device_logs`, {
         method: 'POST',
         headers: {
           'x-tidepool-session-token': user.token,
@@ -243,14 +253,14 @@ describe.each(storeDrivers())('device logs on the %s store', (_driver, storeEnv)
         body: body.stream() as ReadableStream,
         duplex: 'half',
       } as RequestInit);
-    const exact = await send(log(LIMIT));
+    const exact = await send(log(SMALL_LIMIT));
     expect(exact.status).toBe(201);
-    expect(await exact.json()).toMatchObject({ size: LIMIT });
-    const over = await send(log(LIMIT + 1));
+    expect(await exact.json()).toMatchObject({ size: SMALL_LIMIT });
+    const over = await send(log(SMALL_LIMIT + 1));
     expect(over.status).toBe(413);
-    expect(await rowCount(app, `device_logs where user_id = '${user.userid}'`)).toBe(1);
-    expect(await storedKeys(app, `device-logs/${user.userid}/`)).toHaveLength(1);
-  }, 60_000);
+    expect(await rowCount(limited, `device_logs where user_id = '${user.userid}'`)).toBe(1);
+    expect(await storedKeys(limited, `device-logs/${user.userid}/`)).toHaveLength(1);
+  }
 
   it('requires both ends of the listing window', async () => {
     const list = (query: string) =>

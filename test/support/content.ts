@@ -1,11 +1,16 @@
 import { createHash, randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { Readable } from 'node:stream';
+import { CONTENT_SIZE_LIMIT } from '../../src/kernel/content';
 import type { TestApp } from './app';
 import { call, type Reply } from './http';
 
 export const MiB = 1024 * 1024;
-export const LIMIT = 100 * MiB;
+/** The service's own content size limit, 100 MiB: one test per kind of content crosses it. */
+export const DEFAULT_LIMIT = CONTENT_SIZE_LIMIT;
+/** The limit the other boundary tests set, so that crossing it moves 2 MiB instead of 200. */
+export const SMALL_LIMIT = MiB;
+export const SMALL_LIMIT_ENV = { CONTENT_SIZE_LIMIT_BYTES: String(SMALL_LIMIT) };
 
 export const md5 = (bytes: Buffer | string) => createHash('md5').update(bytes).digest('base64');
 

@@ -5,7 +5,6 @@ import {
   digestMismatch,
   relay,
   tooLarge,
-  CONTENT_SIZE_LIMIT,
   type ContentFacts,
   type IncomingContent,
 } from '../../kernel/content';
@@ -19,6 +18,8 @@ import { PendingObjects } from './pending-objects';
 export interface ContentStoreOptions {
   /** The longest an upload may take; its announcement's lease runs a little longer. */
   uploadTimeoutMs: number;
+  /** The most bytes one content may hold (CONTENT_SIZE_LIMIT_BYTES); more is TOO_LARGE. */
+  sizeLimitBytes: number;
 }
 
 /** Announcements the sweeper settles per round. */
@@ -75,8 +76,8 @@ export class ContentStore {
     record: (tx: EntityManager, facts: ContentFacts) => Promise<T>,
     { emptyIsNone = false }: { emptyIsNone?: boolean } = {},
   ): Promise<T> {
-    if ((content.declaredSize ?? 0) > CONTENT_SIZE_LIMIT) throw tooLarge();
-    const { uploadTimeoutMs } = this.options;
+    const { sizeLimitBytes, uploadTimeoutMs } = this.options;
+    if ((content.declaredSize ?? 0) > sizeLimitBytes) throw tooLarge(sizeLimitBytes);
     const leaseUntil = new Date(Date.now() + uploadTimeoutMs + this.leaseMarginMs);
     await this.pending.announce(em, [key], leaseUntil).catch((error) => {
       throw asClientError(error);
@@ -104,7 +105,10 @@ export class ContentStore {
       expectedDigest !== undefined && this.store.checksDigest({ size: content.declaredSize, md5: expectedDigest });
     const meter = relay(
       content.stream,
-      new ContentMeter({ digestCheckedByStore: checkedByStore ? expectedDigest : undefined }),
+      new ContentMeter({
+        limit: this.options.sizeLimitBytes,
+        digestCheckedByStore: checkedByStore ? expectedDigest : undefined,
+      }),
     );
     const { uploadTimeoutMs } = this.options;
     const timer = setTimeout(() => meter.destroy(tookTooLong(uploadTimeoutMs)), uploadTimeoutMs);

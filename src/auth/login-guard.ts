@@ -101,18 +101,21 @@ export function failureKeys(loginName: string, source: string, accountId: string
  * counted in the metrics. Failure counters live in PostgreSQL, so every instance sees them.
  */
 export class LoginGuard {
-  /** Outside any transaction: a failure counts even when what checked the password rolls back. */
-  private readonly sql: SqlRunner;
-
   constructor(
-    orm: Orm,
+    private readonly orm: Orm,
     private readonly accounts: AccountDirectory,
     private readonly logger: Logger,
     private readonly budget: PasswordBudget,
     private readonly settings: LoginGuardSettings = DEFAULT_LOGIN_GUARD,
     private readonly refusals = new RefusalHold(),
-  ) {
-    this.sql = sqlOutsideTransactions(orm);
+  ) {}
+
+  /**
+   * The counters' runner, outside any transaction: a failure counts even when what checked the
+   * password rolls back. Made when a counter is read, so a refusal by the budget touches nothing.
+   */
+  private sql(): SqlRunner {
+    return sqlOutsideTransactions(this.orm);
   }
 
   /** Spends one hash of the password budget for `source`, or refuses with RATE_LIMITED (held a while). */
@@ -167,10 +170,16 @@ export class LoginGuard {
   }
 
   private async counts(keys: Record<LockKind, string>): Promise<FailureCounts> {
-    const rows = await this.sql.rows<{ key: string; failures: number; last_failure: Date; locked_until: Date | null }>(
-      'select key, failures, last_failure, locked_until from login_failures where key in (?, ?, ?)',
-      [keys.account_source, keys.source, keys.account],
-    );
+    const rows = await this.sql().rows<{
+      key: string;
+      failures: number;
+      last_failure: Date;
+      locked_until: Date | null;
+    }>('select key, failures, last_failure, locked_until from login_failures where key in (?, ?, ?)', [
+      keys.account_source,
+      keys.source,
+      keys.account,
+    ]);
     const counts: FailureCounts = {};
     for (const kind of Object.keys(keys) as LockKind[]) {
       const row = rows.find((candidate) => candidate.key === keys[kind]);
@@ -186,12 +195,12 @@ export class LoginGuard {
   }
 
   private async forget(key: string): Promise<void> {
-    await this.sql.run('delete from login_failures where key = ?', [key]);
+    await this.sql().run('delete from login_failures where key = ?', [key]);
   }
 
   private async recordFailure(keys: Record<LockKind, string>, path: PasswordPath, loginName: string): Promise<void> {
     const { sourceWindowSeconds, resetSeconds } = this.settings;
-    const rows = await this.sql.rows<{ key: string; failures: number }>(
+    const rows = await this.sql().rows<{ key: string; failures: number }>(
       `insert into login_failures as f (key, failures, last_failure, locked_until)
          values (?, 1, now(), null), (?, 1, now(), null), (?, 1, now(), null)
          on conflict (key) do update set
@@ -205,7 +214,7 @@ export class LoginGuard {
       const row = rows.find((candidate) => candidate.key === keys[kind]);
       const seconds = row && lockSeconds(kind, row.failures, this.settings);
       if (!row || !seconds) continue;
-      await this.sql.run('update login_failures set locked_until = now() + make_interval(secs => ?) where key = ?', [
+      await this.sql().run('update login_failures set locked_until = now() + make_interval(secs => ?) where key = ?', [
         seconds,
         row.key,
       ]);

@@ -21,6 +21,32 @@ export async function signUp(app: Pick<TestApp, 'url'>, prefix = 'user'): Promis
   return { userid: reply.body.userid, email, password, token: reply.headers.get('x-tidepool-session-token')! };
 }
 
+/**
+ * `count` accounts written straight into the app's database as a sign-up leaves them (an address,
+ * no session), each sharing `permissions` with `granteeId` when given: for tests that need many
+ * accounts present but sign none of them in, where `count` sign-ups over HTTP would be most of
+ * the test's time. Returns their ids, in order.
+ */
+export async function insertAccounts(
+  app: Pick<TestApp, 'database'>,
+  count: number,
+  prefix = 'user',
+  share?: { granteeId: string; permissions: readonly string[] },
+): Promise<string[]> {
+  const ids = Array.from({ length: count }, () => randomBytes(5).toString('hex'));
+  const emails = ids.map(() => uniqueEmail(prefix));
+  await app.database.query(
+    `with accounts as (select * from unnest($1::text[], $2::text[]) as a(id, email)),
+       users as (insert into users (id, username, emails, roles, email_verified, created_time)
+                 select id, email, array[email], '{}', false, now() from accounts),
+       addresses as (insert into user_emails (email, user_id, added_time) select email, id, now() from accounts)
+     insert into permission_grants (sharer_id, grantee_id, permissions, created_time, modified_time)
+     select id, $3::text, $4::text[], now(), now() from accounts where $3::text is not null`,
+    [ids, emails, share?.granteeId ?? null, share?.permissions ?? []],
+  );
+  return ids;
+}
+
 export async function serverToken(app: TestApp): Promise<string> {
   const reply = await call(app.url, '/auth/serverlogin', {
     method: 'POST',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { isKnownTimeZone, localDateTime, offsetText, zoneOffsetMinutes } from './time-zones';
+import { isKnownTimeZone, isoDateTime, localDateTime, offsetText, zoneOffsetMinutes } from './time-zones';
 
 const at = (iso: string) => Date.parse(iso);
 
@@ -40,6 +40,22 @@ describe('local date-times and offsets as text', () => {
   it('shift the instant and drop the offset', () => {
     expect(localDateTime(at('2024-03-10T07:30:00Z'), -240)).toBe('2024-03-10T03:30:00');
     expect(localDateTime(at('2024-01-01T00:10:00Z'), 345)).toBe('2024-01-01T05:55:00');
+  });
+
+  it('write instants exactly as toISOString does, with or without milliseconds', () => {
+    const edges = [
+      '0000-01-01T00:00:00.000Z',
+      '9999-12-31T23:59:59.999Z',
+      '1969-12-31T23:59:59.999Z',
+      '2024-02-29T12:00:00.005Z',
+    ];
+    const times = [...edges.map(at), -62_167_219_200_001, 253_402_300_800_000, 0.5];
+    // Time order and back: the day remembered must not leak into the next.
+    for (let step = 0; step < 2_000; step += 1) times.push(Math.round(Math.sin(step) * 4e12) + step * 7_919);
+    for (const time of times) {
+      expect(isoDateTime(time)).toBe(new Date(time).toISOString());
+      expect(isoDateTime(time, false)).toBe(new Date(time).toISOString().slice(0, 19));
+    }
   });
 
   it('write offsets as RFC 3339 does', () => {

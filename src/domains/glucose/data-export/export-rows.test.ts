@@ -1,5 +1,4 @@
 import { describe, expect, it } from '@jest/globals';
-import type { StoredReading } from '../glucose.loaders';
 import { mgdlToMmol } from '../summary/units';
 import {
   CBG_COLUMNS,
@@ -14,6 +13,7 @@ import {
   SMBG_COLUMNS,
   uploadRow,
   type ExportedReading,
+  type ExportRow,
 } from './export-rows';
 
 /** A row as an object by column. */
@@ -22,16 +22,15 @@ const rowOf = (reading: ExportedReading, columns: readonly string[]) => {
   return Object.fromEntries(columns.map((column, index) => [column, cells[index]]));
 };
 
-const reading = (fields: Record<string, unknown>, overrides: Partial<StoredReading> = {}): StoredReading => ({
+const reading = (fields: Record<string, unknown>, overrides: Partial<ExportRow> = {}): ExportRow => ({
   id: 'a'.repeat(32),
   type: 'cbg',
-  time: new Date('2024-03-10T09:30:00Z'),
+  time: Date.parse('2024-03-10T09:30:00Z'),
   value: mgdlToMmol(140),
-  minutes: 5,
   datasetId: 'd'.repeat(32),
   deviceId: 'DexG6',
   fields,
-  createdTime: new Date('2024-03-11T00:00:00Z'),
+  createdTime: Date.parse('2024-03-11T00:00:00Z'),
   ...overrides,
 });
 
@@ -47,13 +46,13 @@ describe('an exported reading’s local time', () => {
 
   it('uses the dataset’s zone at the reading’s own instant, across a DST change', () => {
     const before = exportedReading(
-      reading({}, { time: new Date('2024-03-10T06:30:00Z') }),
+      reading({}, { time: Date.parse('2024-03-10T06:30:00Z') }),
       'mg/dL',
       'America/New_York',
       {},
     );
     const after = exportedReading(
-      reading({}, { time: new Date('2024-03-10T07:30:00Z') }),
+      reading({}, { time: Date.parse('2024-03-10T07:30:00Z') }),
       'mg/dL',
       'America/New_York',
       {},

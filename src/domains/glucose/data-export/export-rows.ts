@@ -1,7 +1,7 @@
 import type { DatasetRecord } from '../dataset.entity';
-import type { StoredReading } from '../glucose.loaders';
-import type { LocalTimeHints } from '../local-time';
-import { localTimeOf, type ZoneFallbacks } from '../local-time.service';
+import { isoDateTime, localDateTime } from '../../../kernel/time-zones';
+import { localOffset, type LocalTimeHints } from '../local-time';
+import type { ZoneFallbacks } from '../local-time.service';
 import { fromMmol, type GlucoseUnits } from '../summary/units';
 
 /** The units an export states, as Tidepool's export service spells them. */
@@ -33,6 +33,22 @@ export const CSV_COLUMNS = ['type', ...new Set([...CBG_COLUMNS, ...SMBG_COLUMNS,
 const COLUMNED = new Set<string>([...CBG_COLUMNS, ...SMBG_COLUMNS, 'type', 'createdTime']);
 
 /**
+ * A stored reading as the export reads it: times as epoch milliseconds (no Date per value), its
+ * record's fields as uploaded.
+ */
+export interface ExportRow {
+  id: string;
+  type: string;
+  time: number;
+  /** mmol/L. */
+  value: number;
+  datasetId: string;
+  deviceId: string | null;
+  fields: Record<string, unknown>;
+  createdTime: number;
+}
+
+/**
  * A reading ready to write: what the export computes (one shape for all, which keeps a year of
  * them cheap), and the record's own fields as uploaded.
  */
@@ -44,8 +60,8 @@ export interface ExportedReading {
   units: ExportUnits;
   uploadId: string;
   deviceId: string | null;
-  /** A Date: only the JSON writes it (JSON.stringify calls its toJSON). */
-  createdTime: Date;
+  /** RFC 3339 (toISOString's form); only the JSON writes it. */
+  createdTime: string;
   localTime: string;
   localTimeOffset: number;
   localTimeSource: string;
@@ -57,13 +73,13 @@ export interface ExportedReading {
  * its local time by the rule of local-time.ts with its dataset's zone.
  */
 export function exportedReading(
-  reading: StoredReading,
+  row: ExportRow,
   units: ExportUnits,
   datasetZone: LocalTimeHints['datasetZone'],
   fallbacks: ZoneFallbacks,
 ): ExportedReading {
-  const { fields } = reading;
-  const local = localTimeOf(reading.time, {
+  const { fields } = row;
+  const local = localOffset(row.time, {
     recordOffset: fields.timezoneOffset,
     recordZone: fields.timezone,
     datasetZone,
@@ -71,15 +87,15 @@ export function exportedReading(
     clinicZone: fallbacks.clinicZone,
   });
   return {
-    id: reading.id,
-    type: reading.type,
-    time: reading.time.toISOString(),
-    value: fromMmol(reading.value, GLUCOSE_UNITS[units]),
+    id: row.id,
+    type: row.type,
+    time: isoDateTime(row.time),
+    value: fromMmol(row.value, GLUCOSE_UNITS[units]),
     units,
-    uploadId: reading.datasetId,
-    deviceId: reading.deviceId,
-    createdTime: reading.createdTime,
-    localTime: local.localTime,
+    uploadId: row.datasetId,
+    deviceId: row.deviceId,
+    createdTime: isoDateTime(row.createdTime),
+    localTime: localDateTime(row.time, local.minutes),
     localTimeOffset: local.minutes,
     localTimeSource: local.source,
     fields,
@@ -93,13 +109,14 @@ export function readingRecord({
   createdTime,
   ...computed
 }: ExportedReading): Record<string, unknown> {
-  return { ...fields, ...computed, ...(deviceId === null ? {} : { deviceId }), createdTime: createdTime.toISOString() };
+  return { ...fields, ...computed, ...(deviceId === null ? {} : { deviceId }), createdTime };
 }
 
 /**
  * readingRecord as JSON, written without building the merged object: a year of readings is
  * 100,000 of them, and the spreads cost more than the rest of the export. The record's own fields
- * never hold the computed names (ingestion strips them), except an uploader's `uploadId`.
+ * never hold the computed names (ingestion strips them), except an uploader's `uploadId`. One
+ * JSON.stringify of a flat object builds its text in one pass, without a string per value.
  */
 export function readingJson(reading: ExportedReading): string {
   const { fields } = reading;
@@ -142,16 +159,16 @@ const cell = (value: unknown): Cell => {
   return JSON.stringify(value);
 };
 
-/** A reading as a table row in `columns`' order: its columns, the fields without one as JSON in `otherFields`. */
-export function readingCells(reading: ExportedReading, columns: readonly string[]): Cell[] {
-  const { fields } = reading;
-  return columns.map((column) => {
-    if (column === 'otherFields') return otherFields(fields);
-    // What the export computes, else the record's own field of that name.
-    if (column in reading) return cell(reading[column as keyof ExportedReading]);
-    return cell(fields[column]);
-  });
+/** One cell of a reading: what the export computes, else the record's own field of that name. */
+function readingCell(reading: ExportedReading, column: string): Cell {
+  if (column === 'otherFields') return otherFields(reading.fields);
+  if (column in reading) return cell(reading[column as keyof ExportedReading]);
+  return cell(reading.fields[column]);
 }
+
+/** A reading as a table row in `columns`' order: its columns, the fields without one as JSON in `otherFields`. */
+export const readingCells = (reading: ExportedReading, columns: readonly string[]): Cell[] =>
+  columns.map((column) => readingCell(reading, column));
 
 function otherFields(fields: Record<string, unknown>): Cell {
   let others: Record<string, unknown> | null = null;
@@ -159,13 +176,18 @@ function otherFields(fields: Record<string, unknown>): Cell {
   return others && JSON.stringify(others);
 }
 
+/** The CSV table's columns a reading of each type fills (null: left empty), worked out once. */
+const CSV_COLUMNS_OF = {
+  cbg: CSV_COLUMNS.map((column) => (column === 'type' || CBG_COLUMNS.includes(column) ? column : null)),
+  smbg: CSV_COLUMNS.map((column) => (column === 'type' || SMBG_COLUMNS.includes(column) ? column : null)),
+};
+
 /** The columns of a reading's type, the rest empty: a row of the one CSV table. */
 export function readingCsvCells(reading: ExportedReading): Cell[] {
-  const own = reading.type === 'cbg' ? CBG_COLUMN_SET : SMBG_COLUMN_SET;
-  return readingCells(reading, CSV_COLUMNS).map((value, index) => (own.has(CSV_COLUMNS[index]!) ? value : null));
+  return CSV_COLUMNS_OF[reading.type === 'cbg' ? 'cbg' : 'smbg'].map((column) =>
+    column === null ? null : readingCell(reading, column),
+  );
 }
-const CBG_COLUMN_SET = new Set(['type', ...CBG_COLUMNS]);
-const SMBG_COLUMN_SET = new Set(['type', ...SMBG_COLUMNS]);
 
 /** A table row in `columns`' order. */
 export const cellsOf = (row: TableRow, columns: readonly string[]): Cell[] =>

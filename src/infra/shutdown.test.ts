@@ -17,6 +17,7 @@ describe('shutdownSteps', () => {
     const step = shutdownSteps(logger, Date.now() + 5_000);
     const done: string[] = [];
     await step('first', async () => {
+      // A step that takes a while (the behaviour under test): the next must not start before it ends.
       await new Promise((resolve) => setTimeout(resolve, 20));
       done.push('first');
     });

@@ -429,7 +429,8 @@ describeWithS3('S3Store against OpenStack Swift (s3api)', () => {
         expectUnavailable(stalled, fake.endpoint, 'read server/stalls failed: ETIMEDOUT: no data within 300 ms');
 
         const body = await store.get('reader/is-slow');
-        await new Promise((resolve) => setTimeout(resolve, 1_000)); // a slow client behind backpressure
+        // A slow client behind backpressure, the behaviour under test: longer than the 300 ms idle timeout.
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
         expect(await readAll(body)).toEqual(Buffer.alloc(1024 * 1024, 7));
       } finally {
         await fake.close();
@@ -443,7 +444,10 @@ describeWithS3('S3Store against OpenStack Swift (s3api)', () => {
         size: bytes.length,
         md5: createHash('md5').update(bytes).digest('base64'),
       });
-      /** `bytes` in 64 KiB chunks, with a pause of `pauseMs` once half of them have gone. */
+      /**
+       * `bytes` in 64 KiB chunks, with a pause of `pauseMs` once half of them have gone: a slow
+       * client, which is what the tests using it are about, not a wait for something to happen.
+       */
       function slowly(bytes: Buffer, pauseMs: number): Readable {
         return Readable.from(
           (async function* () {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestApp, type TestApp } from '../support/app';
+import { eventually } from '../support/eventually';
 import { call } from '../support/http';
 
 let app: TestApp;
@@ -14,12 +15,9 @@ afterAll(async () => {
 
 /** The log lines of one request, once its access line ("request") is written. */
 async function linesOf(requestId: string): Promise<Record<string, any>[]> {
-  for (let waited = 0; waited < 2000; waited += 20) {
-    const access = lines.find((line) => line.requestId === requestId && line.msg === 'request');
-    if (access) return lines.filter((line) => line.requestId === requestId);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`no access log line for request ${requestId}`);
+  const logged = async () => lines.some((line) => line.requestId === requestId && line.msg === 'request');
+  await eventually(logged, `the access log line of request ${requestId} is written`, 5_000);
+  return lines.filter((line) => line.requestId === requestId);
 }
 
 describe('access log', () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { signUp, type TestAccount } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/app';
+import { eventually } from '../support/eventually';
 import { call, graphql } from '../support/http';
 
 let app: TestApp;
@@ -172,8 +173,8 @@ describe('GraphQL request limits', () => {
     );
     expect(reply.body.errors[0].extensions.code).toBe('BAD_REQUEST');
     // The access line ("request") is the request's last.
-    const logged = () => lines.some((line) => line.requestId === requestId && line.msg === 'request');
-    for (let waited = 0; waited < 2000 && !logged(); waited += 20) await new Promise((r) => setTimeout(r, 20));
+    const logged = async () => lines.some((line) => line.requestId === requestId && line.msg === 'request');
+    await eventually(logged, 'the access line is written', 5_000);
     const ofRequest = lines.filter((line) => line.requestId === requestId);
     expect(ofRequest).toContainEqual(expect.objectContaining({ msg: 'request', status: 400 }));
     expect(ofRequest.filter((line) => ['error', 'fatal'].includes(line.level))).toEqual([]);

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { signUp, type TestAccount } from '../support/accounts';
 import { DEV_CLIENT_SECRET, startTestApp, type TestApp } from '../support/app';
+import { eventually } from '../support/eventually';
 import { jsonFile } from '../support/files';
 import { call } from '../support/http';
 import { client, relyingParty } from '../support/relying-party';
@@ -446,11 +447,11 @@ describe('the database away at the OIDC endpoints', () => {
     } finally {
       await app.database.setAvailable(true);
     }
-    let recovered = await token(dev({ grant_type: 'password', username: alice.email, password: alice.password }));
-    for (let attempt = 0; attempt < 20 && recovered.status !== 200; attempt += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      recovered = await token(dev({ grant_type: 'password', username: alice.email, password: alice.password }));
-    }
-    expect(recovered.status).toBe(200);
+    await eventually(
+      async () =>
+        (await token(dev({ grant_type: 'password', username: alice.email, password: alice.password }))).status === 200,
+      'password grants succeed again once the database is back',
+      5_000,
+    );
   });
 });

@@ -88,10 +88,15 @@ export async function uploadLog(
   });
 }
 
+/** How long a paused request with nothing to do during its pause waits for an answer before it gives up. */
+const ANSWER_DEADLINE_MS = 5_000;
+
 /**
  * A request written byte by byte on a socket: repeated headers (which fetch merges), a declared
  * length that differs from what is sent, a body cut off midway. With `pauseAfter`, the first
- * bytes go out, `duringPause` runs, then the rest follows, or with `abort` the socket is closed.
+ * bytes go out, `duringPause` runs (waiting for whatever the test needs the server to be doing),
+ * then the rest follows, or with `abort` the socket is closed. An `abort` without `duringPause`
+ * first waits for the server to answer without the rest (ANSWER_DEADLINE_MS at most).
  */
 export function rawRequest(
   app: TestApp,
@@ -123,17 +128,33 @@ export function rawRequest(
       resolve({ status: Number(statusLine.split(' ')[1]), text: decodeChunked(response, text) });
     });
     const first = options.pauseAfter ?? body.length;
+    /** Resolves once the server has answered (or closed), or at ANSWER_DEADLINE_MS. */
+    const answered = () =>
+      new Promise<void>((settle) => {
+        if (chunks.length || socket.closed) return settle();
+        const stop = () => {
+          clearTimeout(timer);
+          settle();
+        };
+        const timer = setTimeout(stop, ANSWER_DEADLINE_MS);
+        socket.once('data', stop);
+        socket.once('close', stop);
+      });
+    const pause = async () => {
+      if (options.duringPause) await options.duringPause();
+      else if (options.abort) await answered();
+      if (!options.abort) return void socket.write(body.subarray(first));
+      if (chunks.length) return; // already answered
+      aborted = true;
+      socket.destroy();
+    };
     socket.write(`${head}\r\n\r\n`);
     socket.write(body.subarray(0, first), () => {
       if (options.pauseAfter === undefined) return;
-      // Give the server time to start streaming the first part into the store.
-      setTimeout(async () => {
-        await options.duringPause?.();
-        if (!options.abort) return void socket.write(body.subarray(first));
-        if (chunks.length) return; // already answered
-        aborted = true;
+      pause().catch((error) => {
         socket.destroy();
-      }, 300);
+        reject(error);
+      });
     });
   });
 }

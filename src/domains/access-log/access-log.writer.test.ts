@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database';
+import { eventually } from '../../../test/support/eventually';
 import { entities } from '../../entities';
 import { openDatabase, type Orm } from '../../infra/database/orm';
 import { createLogger } from '../../infra/logger';
@@ -88,10 +89,16 @@ describe('the read entries’ writer', () => {
     for (const index of [0, 1, 2]) void writer.write([entry('subject06', `read-${index}`)]);
     // No flush: the writer writes on its own, and each INSERT is one transaction (one xmin).
     let rows: Record<string, unknown>[] = [];
-    while (rows.length < 3) {
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      rows = await database.query("select xmin::text as tx from access_log_records where subject_ids = '{subject06}'");
-    }
+    await eventually(
+      async () => {
+        rows = await database.query(
+          "select xmin::text as tx from access_log_records where subject_ids = '{subject06}'",
+        );
+        return rows.length === 3;
+      },
+      'the writer has written the three entries on its own',
+      5_000,
+    );
     expect(new Set(rows.map((row) => row.tx)).size).toBe(1);
   });
 
@@ -167,7 +174,7 @@ describe('the read entries’ writer', () => {
     await database.setAvailable(false);
     try {
       await writer.write([entry('subject02', 'during-outage')]);
-      while (!told.length) await new Promise((resolve) => setImmediate(resolve));
+      await eventually(async () => told.length > 0, 'the writer warns that entries wait', 5_000);
       expect(told[0]).toBe('warn: access log entries wait for the database');
     } finally {
       await database.setAvailable(true);

@@ -22,7 +22,8 @@ describe('MeteredStore', () => {
     await store.put('a/b', Readable.from([content]), { contentType: 'application/octet-stream' });
     const before = await bytesOut();
     const body = await store.get('a/b');
-    // Callers may look something up before they pipe the bytes on.
+    // Callers may look something up before they pipe the bytes on: this late start is the
+    // behaviour under test, not a wait for something to happen.
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect((await buffer(body)).equals(content)).toBe(true);
     expect((await bytesOut()) - before).toBe(content.length);

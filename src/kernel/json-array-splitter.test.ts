@@ -111,18 +111,25 @@ describe('JsonArraySplitter', () => {
     const neverEnding = new JsonArraySplitter(500, () => undefined);
     neverEnding.write(text.subarray(0, 300));
     expect(() => neverEnding.write(text.subarray(300, 600))).toThrow(new JsonElementTooLargeError(1, 500));
-    const exact = new JsonArraySplitter(element.length, () => undefined);
+    // An element exactly as long as the limit is not refused: both elements are handed over.
+    const handedOver: unknown[] = [];
+    const exact = new JsonArraySplitter(element.length, (value) => void handedOver.push(value));
     exact.write(text);
     exact.end();
+    expect(handedOver).toEqual([1, JSON.parse(element)]);
   });
 
   it('holds only the element being read: elements each just under the limit pass, cut anywhere', () => {
     const element = JSON.stringify({ a: 'x'.repeat(100) });
     const text = Buffer.from(`[${Array.from({ length: 50 }, () => element).join(',')}]`);
+    // The whole array is 50 times the limit: a splitter holding more than one element would refuse it.
+    expect(text.length).toBeGreaterThan(50 * element.length);
     for (const piece of [1, 7, 64, 1000]) {
-      const splitter = new JsonArraySplitter(element.length, () => undefined);
+      const handedOver: [unknown, number][] = [];
+      const splitter = new JsonArraySplitter(element.length, (value, index) => void handedOver.push([value, index]));
       for (let at = 0; at < text.length; at += piece) splitter.write(text.subarray(at, at + piece));
       splitter.end();
+      expect(handedOver).toEqual(Array.from({ length: 50 }, (_, index) => [JSON.parse(element), index]));
     }
   });
 });

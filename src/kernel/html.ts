@@ -1,6 +1,9 @@
-/** Escapes text for HTML bodies and attribute values. */
+/**
+ * Escapes text for HTML bodies and quoted attribute values (every attribute Islet writes is
+ * quoted, so `=` and backticks need no escape, and links keep their readable query strings).
+ */
 export function escapeHtml(value: unknown): string {
-  return String(value ?? '').replace(/[&<>"'`=]/g, (char) => `&#${char.charCodeAt(0)};`);
+  return String(value ?? '').replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 }
 
 /** A tagged template that escapes every interpolated value unless it is already `Html`. */

@@ -32,8 +32,8 @@ describe('composeMail', () => {
     const { html } = composeMail(content);
     expect(html).not.toContain('<img');
     expect(html).not.toContain('<b>');
-    expect(html).toContain('&#60;img src&#61;x onerror&#61;alert(1)&#62;');
-    expect(html).toContain('href="https://islet.example.org/i?key&#61;1&#38;x&#61;&#34;2&#34;"');
+    expect(html).toContain('&#60;img src=x onerror=alert(1)&#62;');
+    expect(html).toContain('href="https://islet.example.org/i?key=1&#38;x=&#34;2&#34;"');
   });
 
   it('refuses an action that does not link over http(s)', () => {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database';
 import { CLINIC_PERIOD_STATS_TABLE } from './clinic-patient-period-stats.entity';
+import { CLINIC_PERIOD_STATS_TRIGGERS } from './patient-list.repository';
 
 /**
  * The clinic copy of the period statistics is kept by the database (triggers in
@@ -169,5 +170,20 @@ describe('the clinic copy of the period statistics', () => {
     const [copy, expected] = await copyAndExpected();
     expect(copy).toHaveLength(8);
     expect(copy).toEqual(expected);
+  });
+
+  it('is kept by exactly the triggers and functions its repository names', async () => {
+    const named = Object.values(CLINIC_PERIOD_STATS_TRIGGERS).flatMap((keeper) =>
+      keeper.triggers.map((trigger) => ({ trigger, table: keeper.on, function: keeper.function })),
+    );
+    const rows = await database.query(
+      `select t.tgname as trigger, c.relname as table, p.proname as function
+         from pg_trigger t join pg_class c on c.oid = t.tgrelid join pg_proc p on p.oid = t.tgfoid
+        where not t.tgisinternal and p.proname like 'clinic_period_stats_%'
+        order by t.tgname`,
+      [],
+    );
+    const byName = (one: { trigger: string }, other: { trigger: string }) => one.trigger.localeCompare(other.trigger);
+    expect([...rows].sort(byName)).toEqual([...named].sort(byName));
   });
 });

@@ -1,28 +1,33 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { conflict, forbidden, notFound } from '../../kernel/errors';
 import { hexId } from '../../kernel/ids';
-import { pageArgs, pageOf, type PagedList, type SortKey } from '../../kernel/paging';
+import { pageArgs, pageOf, type PagedList } from '../../kernel/paging';
 import type { Scope } from '../../kernel/scope';
-import { rowDate } from '../../kernel/sql';
-import { isUniqueViolation } from './patient-sql';
 import { assertUserId } from '../../kernel/validation';
-import { assertSelfOrServer, claimableBy, type ClinicAccounts, type DatedAddress } from './clinic-accounts';
+import { assertSelfOrServer, type ClinicAccounts, type DatedAddress } from './clinic-accounts';
 import { assertObjectId, isTimeKey } from './clinic-ids';
+import type { ClinicianInviteRecord, ClinicianRecord } from './clinician.entity';
+import { clinicianCounts, clinicianKey, clinicianLoader, clinicianPages } from './clinicians.loaders';
 import {
-  ClinicianInviteSchema,
-  ClinicianSchema,
-  type ClinicianInviteRecord,
-  type ClinicianRecord,
-  type ClinicianRole,
-} from './clinician.entity';
-import {
-  clinicianCounts,
-  clinicianKey,
-  clinicianLoader,
-  clinicianPages,
+  countInvitesListedTo,
+  deleteClaimableInvites,
+  deleteInvite,
+  deleteMember,
+  deleteMembershipsOf,
+  findInvite,
+  hasMemberWithEmail,
+  insertClinician,
+  insertInvite,
+  inviteOfClinic,
+  invitesListedTo,
+  lockMembers,
+  touchInvite,
+  updateMember,
   type ClinicianFilter,
   type ClinicianView,
-} from './clinician-queries';
+  type InviteeAddresses,
+} from './clinicians.repository';
+import { isUniqueViolation } from './patients.repository';
 import { assertKeepsAnAdmin, checkInviteEmail, checkName, checkRoles, successorAdmin } from './clinician-rules';
 import type { ClinicsService } from './clinics.service';
 import type { ClinicianInviteKeys } from './clinician-invite-keys';
@@ -133,17 +138,12 @@ export class CliniciansService {
     const roles = checkRoles(changes.roles);
     const name = checkName(changes.name);
     const updated = await scope.em.transactional(async (tx) => {
-      const current = await this.lockMembers(tx, clinic.id);
+      const current = await lockMembers(tx, clinic.id);
       if (!current.some((clinician) => clinician.userId === userId))
         throw notFound(`User ${userId} is not a clinician of clinic ${clinic.id}`);
       assertKeepsAnAdmin(current, { userId, roles });
       const updatedTime = new Date();
-      await tx.nativeUpdate(
-        ClinicianSchema,
-        { clinicId: clinic.id, userId },
-        { roles, updatedTime, ...(name === null ? {} : { name }) },
-      );
-      const row = await tx.findOneOrFail(ClinicianSchema, { clinicId: clinic.id, userId }, { refresh: true });
+      const row = await updateMember(tx, clinic.id, userId, { roles, updatedTime, ...(name === null ? {} : { name }) });
       return { ...row, email: row.email ?? null, name: row.name ?? null, inviteId: null };
     });
     this.forgetRoles(scope, clinic.id, userId);
@@ -156,11 +156,11 @@ export class CliniciansService {
     assertUserId(userId, 'clinicianId');
     if (scope.principal.userId !== userId) await assertClinicAccess(scope, clinic.id, 'admin');
     await scope.em.transactional(async (tx) => {
-      const current = await this.lockMembers(tx, clinic.id);
+      const current = await lockMembers(tx, clinic.id);
       if (!current.some((clinician) => clinician.userId === userId))
         throw notFound(`User ${userId} is not a clinician of clinic ${clinic.id}`);
       assertKeepsAnAdmin(current, { userId, roles: null });
-      await tx.nativeDelete(ClinicianSchema, { clinicId: clinic.id, userId });
+      await deleteMember(tx, clinic.id, userId);
       for (const hook of this.backingEnds) await hook(tx, clinic.id, userId);
     });
     this.forgetRoles(scope, clinic.id, userId);
@@ -186,7 +186,7 @@ export class CliniciansService {
     const clinic = await this.clinics.find(scope, invite.clinicId);
     const updatedTime = new Date();
     await scope.em.transactional(async (tx) => {
-      await tx.nativeUpdate(ClinicianInviteSchema, { id: invite.id }, { updatedTime });
+      await touchInvite(tx, invite.id, updatedTime);
       await this.mailKey(scope, tx, clinic, invite);
     });
     return { ...inviteView(invite), updatedTime };
@@ -196,7 +196,7 @@ export class CliniciansService {
   async revokeInvite(scope: Scope, clinicId: string, inviteId: string): Promise<void> {
     const invite = await this.findInvite(scope, clinicId, inviteId, 'admin');
     await scope.em.transactional(async (tx) => {
-      await tx.nativeDelete(ClinicianInviteSchema, { id: invite.id });
+      await deleteInvite(tx, invite.id);
       await this.keys.retire(tx, invite.id, invite.email);
     });
   }
@@ -217,21 +217,16 @@ export class CliniciansService {
     after?: string | null,
   ): Promise<PagedList<ClinicianView>> {
     const addresses = await this.addressesOf(scope, userId);
-    const claimable = listedTo(addresses);
     const listed = (invite: ClinicianInviteRecord) => ({
       ...inviteView(invite),
       canAccept: addresses.verified.includes(invite.email),
     });
     const list = `clinicianInvites:${userId}`;
     const args = pageArgs(list, first, after, isClinicianKey);
-    const rows = await scope.em.find(
-      ClinicianInviteSchema,
-      args.after ? { $and: [claimable, { $or: keysetAfter(args.after) }] } : claimable,
-      { orderBy: { createdTime: 'asc', id: 'asc' }, limit: args.first + 1 },
-    );
+    const rows = await invitesListedTo(scope.em, addresses, args.first, args.after);
     return {
       page: pageOf(list, args, rows.map(listed), clinicianKey),
-      count: () => scope.em.count(ClinicianInviteSchema, claimable),
+      count: () => countInvitesListedTo(scope.em, addresses),
     };
   }
 
@@ -274,21 +269,15 @@ export class CliniciansService {
    * those left becomes CLINIC_ADMIN (successorAdmin).
    */
   async forgetUser(scope: Scope, userId: string, addresses: readonly DatedAddress[]): Promise<void> {
-    const left = await scope.em.execute<{ clinic_id: string }[]>(
-      'delete from clinicians where user_id = ? returning clinic_id',
-      [userId],
-    );
-    for (const { clinic_id: clinicId } of left) {
-      const remaining = await this.lockMembers(scope.em, clinicId);
-      const successor = successorAdmin(remaining);
+    for (const clinicId of await deleteMembershipsOf(scope.em, userId)) {
+      const successor = successorAdmin(await lockMembers(scope.em, clinicId));
       if (successor)
-        await scope.em.nativeUpdate(
-          ClinicianSchema,
-          { clinicId, userId: successor.userId },
-          { roles: ['CLINIC_ADMIN', ...(successor.roles ?? [])], updatedTime: new Date() },
-        );
+        await updateMember(scope.em, clinicId, successor.userId, {
+          roles: ['CLINIC_ADMIN', ...(successor.roles ?? [])],
+          updatedTime: new Date(),
+        });
     }
-    if (addresses.length) await scope.em.nativeDelete(ClinicianInviteSchema, claimableBy(addresses));
+    if (addresses.length) await deleteClaimableInvites(scope.em, addresses);
   }
 
   private async addInvite(
@@ -300,18 +289,13 @@ export class CliniciansService {
     const email = checkInviteEmail(input.email);
     const roles = checkRoles(input.roles);
     const name = checkName(input.name);
-    const [member] = await scope.em
-      .getConnection()
-      .execute<{ user_id: string }[]>(
-        'select user_id from clinicians where clinic_id = ? and lower(email) = ? limit 1',
-        [clinicId, email],
-      );
-    if (member) throw conflict(`${email} is already a clinician of this clinic`);
+    if (await hasMemberWithEmail(scope.em, clinicId, email))
+      throw conflict(`${email} is already a clinician of this clinic`);
     const now = new Date();
     const invite = { id: hexId(24), clinicId, email, name, roles, createdTime: now, updatedTime: now };
     try {
       await scope.em.transactional(async (tx) => {
-        await tx.insert(ClinicianInviteSchema, invite);
+        await insertInvite(tx, invite);
         await this.mailKey(scope, tx, clinic, invite);
       });
     } catch (error) {
@@ -344,26 +328,16 @@ export class CliniciansService {
   ): Promise<void> {
     if (key) await this.keys.redeem(tx, invite.id, key, status);
     else await this.keys.retire(tx, invite.id, invite.email);
-    if ((await tx.nativeDelete(ClinicianInviteSchema, { id: invite.id })) === 0)
-      throw notFound(`Invite ${invite.id} does not exist`);
+    if (!(await deleteInvite(tx, invite.id))) throw notFound(`Invite ${invite.id} does not exist`);
   }
 
   private async insertMember(em: EntityManager, row: ClinicianRecord): Promise<void> {
     try {
-      await em.insert(ClinicianSchema, row);
+      await insertClinician(em, row);
     } catch (error) {
       if (isUniqueViolation(error)) throw conflict(`User ${row.userId} is already a clinician of this clinic`);
       throw error;
     }
-  }
-
-  /** Every member of the clinic, locked until the transaction ends, so two admins cannot demote each other at once. */
-  private async lockMembers(tx: EntityManager, clinicId: string) {
-    const rows = await tx.execute<{ user_id: string; roles: ClinicianRole[]; created_time: unknown }[]>(
-      'select user_id, roles, created_time from clinicians where clinic_id = ? order by user_id for update',
-      [clinicId],
-    );
-    return rows.map((row) => ({ userId: row.user_id, roles: row.roles, createdTime: rowDate(row.created_time)! }));
   }
 
   private async findInvite(
@@ -375,7 +349,7 @@ export class CliniciansService {
     const clinic = await this.clinics.find(scope, clinicId);
     assertObjectId(inviteId, 'inviteId');
     await assertClinicAccess(scope, clinic.id, access);
-    const invite = await scope.em.findOne(ClinicianInviteSchema, { id: inviteId, clinicId: clinic.id });
+    const invite = await inviteOfClinic(scope.em, clinic.id, inviteId);
     if (!invite) throw notFound(`Invite ${inviteId} of clinic ${clinic.id} does not exist`);
     return invite;
   }
@@ -394,10 +368,7 @@ export class CliniciansService {
   ): Promise<ClinicianInviteRecord> {
     const addresses = await this.addressesOf(scope, userId);
     assertObjectId(inviteId, 'inviteId');
-    const invite = await scope.em.findOne(
-      ClinicianInviteSchema,
-      key ? { id: inviteId } : { $and: [{ id: inviteId }, listedTo(addresses)] },
-    );
+    const invite = await findInvite(scope.em, inviteId, key ? null : addresses);
     if (!invite) throw notFound(`Invite ${inviteId} for user ${userId} does not exist`);
     if (!key && !addresses.verified.includes(invite.email))
       throw forbidden(`Verify ${invite.email} first, or accept with the key from the invitation's mail`);
@@ -418,22 +389,4 @@ export class CliniciansService {
     callerRoles(scope, userId).clear(clinicId);
     clinicianLoader(scope).clear(`${clinicId}:${userId}`);
   }
-}
-
-/** An account's addresses, as far as invitations go: each with when it was added, and the verified ones. */
-interface InviteeAddresses {
-  dated: DatedAddress[];
-  verified: string[];
-}
-
-/** MikroORM conditions for the invitations listed to an account: to a verified address, or claimableBy. */
-const listedTo = ({ dated, verified }: InviteeAddresses) => ({
-  $or: [claimableBy(dated), { email: { $in: verified } }],
-});
-
-/** MikroORM's keyset condition for invites after (created time, `i<id>`). */
-function keysetAfter(after: SortKey) {
-  const time = new Date(after[0] as string);
-  const id = String(after[1]).slice(1);
-  return [{ createdTime: { $gt: time } }, { createdTime: time, id: { $gt: id } }];
 }

@@ -1,7 +1,7 @@
 import { Field, ID, InputType, ObjectType, registerEnumType } from 'type-graphql';
 import { connectionOf } from '../../graphql/connection';
 import type { ClinicianRole } from './clinician.entity';
-import type { ClinicianView } from './clinician-queries';
+import type { ClinicianView } from './clinicians.repository';
 
 export enum ClinicianRoleValue {
   CLINIC_ADMIN = 'CLINIC_ADMIN',

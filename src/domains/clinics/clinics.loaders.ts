@@ -1,8 +1,8 @@
 import { Loader } from '../../kernel/loader';
 import type { Scope } from '../../kernel/scope';
-import { placeholders } from '../../kernel/sql';
 import { DEFAULT_GLUCOSE_UNITS, type GlucoseUnits } from '../glucose/summary/units';
-import { ClinicSchema, type ClinicRecord, type PatientTagValue } from './clinic.entity';
+import type { ClinicRecord, PatientTagValue } from './clinic.entity';
+import { clinicsByIds, tagsOfClinics } from './clinics.repository';
 
 /** Clinics by id, one SELECT for every clinic a request names. */
 export function clinicLoader(scope: Scope): Loader<string, ClinicRecord | null> {
@@ -10,7 +10,7 @@ export function clinicLoader(scope: Scope): Loader<string, ClinicRecord | null> 
     'clinics.byId',
     () =>
       new Loader<string, ClinicRecord | null>(async (ids) => {
-        const rows = await scope.em.find(ClinicSchema, { id: { $in: [...ids] } });
+        const rows = await clinicsByIds(scope.em, ids);
         const byId = new Map(rows.map((row) => [row.id, row]));
         return ids.map((id) => byId.get(id) ?? null);
       }),
@@ -30,12 +30,7 @@ export function patientTagsLoader(scope: Scope): Loader<string, PatientTagValue[
     'clinics.patientTags',
     () =>
       new Loader<string, PatientTagValue[]>(async (clinicIds) => {
-        const rows = await scope.em
-          .getConnection()
-          .execute<{ id: string; clinic_id: string; name: string }[]>(
-            `select id, clinic_id, name from patient_tags where clinic_id in (${placeholders(clinicIds.length)}) order by created_time, id`,
-            [...clinicIds],
-          );
+        const rows = await tagsOfClinics(scope.em, clinicIds);
         const byClinic = new Map<string, PatientTagValue[]>(clinicIds.map((id) => [id, []]));
         for (const row of rows) byClinic.get(row.clinic_id)?.push({ id: row.id, name: row.name });
         return clinicIds.map((id) => byClinic.get(id) ?? []);

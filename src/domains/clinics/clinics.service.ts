@@ -4,14 +4,21 @@ import { pageArgs, pageOf, type PageArgs, type PagedList, type SortKey } from '.
 import { isAuthenticated } from '../../kernel/principal';
 import { holdBelowQuota, type CountedObjects } from '../../kernel/quota';
 import type { Scope } from '../../kernel/scope';
-import { isUniqueViolation } from './patient-sql';
 import { assertSelfOrServer, type ClinicAccounts } from './clinic-accounts';
 import { checkClinicFields, type ClinicFields } from './clinic-fields';
 import { assertClinicId, isTimeKey, OBJECT_ID_PATTERN } from './clinic-ids';
-import { ClinicSchema, type ClinicRecord, type PatientTagValue } from './clinic.entity';
-import { ClinicianSchema } from './clinician.entity';
+import type { ClinicRecord, PatientTagValue } from './clinic.entity';
 import { clinicLoader, patientTagsLoader } from './clinics.loaders';
-import { clinicPage, countClinics, type ClinicQuery } from './clinic-queries';
+import {
+  clinicByShareCode,
+  clinicPage,
+  countClinics,
+  insertClinic,
+  updateClinic,
+  type ClinicQuery,
+} from './clinics.repository';
+import { insertClinician } from './clinicians.repository';
+import { isUniqueViolation } from './patients.repository';
 import { assertClinicAccess, callerRoles } from './membership';
 import { canonicalShareCode, newShareCode } from './share-code';
 
@@ -69,8 +76,8 @@ export class ClinicsService {
       try {
         await scope.em.transactional(async (tx) => {
           await holdBelowQuota(tx, MEMBERSHIPS, creatorId, this.membershipQuota);
-          await tx.insert(ClinicSchema, clinic);
-          await tx.insert(ClinicianSchema, {
+          await insertClinic(tx, clinic);
+          await insertClinician(tx, {
             clinicId: clinic.id,
             userId: creatorId,
             email: email ?? null,
@@ -101,7 +108,7 @@ export class ClinicsService {
     await assertClinicAccess(scope, clinic.id, 'admin');
     const checked = checkClinicFields(fields);
     const updatedTime = new Date();
-    await scope.em.nativeUpdate(ClinicSchema, { id: clinic.id }, { ...checked, updatedTime });
+    await updateClinic(scope.em, clinic.id, { ...checked, updatedTime });
     return { ...clinic, ...checked, updatedTime };
   }
 
@@ -130,8 +137,8 @@ export class ClinicsService {
     if (!principal.isServer && principal.userId === null) return this.empty(list, args);
     // A code that cannot be one matches nothing, without a query.
     if (filter.shareCode != null && query.shareCode === null) return this.empty(list, args);
-    const rows = await clinicPage(scope, query, args);
-    return { page: pageOf(list, args, rows, clinicKey), count: () => countClinics(scope, query) };
+    const rows = await clinicPage(scope.em, query, args);
+    return { page: pageOf(list, args, rows, clinicKey), count: () => countClinics(scope.em, query) };
   }
 
   /** The clinics a user is a clinician of, for the user itself and server tokens. */
@@ -140,15 +147,15 @@ export class ClinicsService {
     const query: ClinicQuery = { memberId: userId };
     const list = `clinics:${JSON.stringify(query)}`;
     const args = pageArgs(list, first, after, isClinicKey, offset);
-    const rows = await clinicPage(scope, query, args);
-    return { page: pageOf(list, args, rows, clinicKey), count: () => countClinics(scope, query) };
+    const rows = await clinicPage(scope.em, query, args);
+    return { page: pageOf(list, args, rows, clinicKey), count: () => countClinics(scope.em, query) };
   }
 
   /** The clinic with a share code, in any letter case: any signed-in caller may look it up. */
   async byShareCode(scope: Scope, shareCode: string): Promise<ClinicRecord> {
     if (!isAuthenticated(scope.principal)) throw unauthenticated();
     const code = canonicalShareCode(shareCode);
-    const clinic = code === null ? null : await scope.em.findOne(ClinicSchema, { shareCode: code });
+    const clinic = code === null ? null : await clinicByShareCode(scope.em, code);
     if (!clinic) throw notFound('No clinic has this share code');
     return clinic;
   }

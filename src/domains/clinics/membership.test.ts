@@ -19,7 +19,7 @@ function scopeWith(callerId: string, patients: Record<string, string[][]>) {
   };
   const scope = {
     principal: { userId: callerId, isServer: false, realm: 'dev1', clientId: 'test', scopes: [] },
-    em: { getConnection: () => ({ execute }) },
+    em: { execute },
     loaders: new LoaderRegistry(),
     accessTrail: new AccessTrail(null),
   } as unknown as Scope;

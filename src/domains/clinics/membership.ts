@@ -4,10 +4,10 @@ import { AppError, forbidden, unauthenticated } from '../../kernel/errors';
 import { Loader } from '../../kernel/loader';
 import { isAuthenticated } from '../../kernel/principal';
 import type { Scope } from '../../kernel/scope';
-import { placeholders } from '../../kernel/sql';
 import type { Grant } from '../permissions/access-policy';
-import type { Permission } from '../permissions/permission.model';
 import type { ClinicianRole } from './clinician.entity';
+import { rolesInClinics } from './clinicians.repository';
+import { clinicGrantRows } from './patients.repository';
 
 /**
  * What a clinic operation needs: `read` is CLINIC_MEMBER or CLINIC_ADMIN (list clinicians and
@@ -31,12 +31,7 @@ export function callerRoles(scope: Scope, callerId: string): Loader<string, Clin
     `clinics.roles:${callerId}`,
     () =>
       new Loader(async (clinicIds) => {
-        const rows = await scope.em
-          .getConnection()
-          .execute<{ clinic_id: string; roles: ClinicianRole[] }[]>(
-            `select clinic_id, roles from clinicians where user_id = ? and clinic_id in (${placeholders(clinicIds.length)})`,
-            [callerId, ...clinicIds],
-          );
+        const rows = await rolesInClinics(scope.em, callerId, clinicIds);
         const byClinic = new Map(rows.map((row) => [row.clinic_id, row.roles]));
         return clinicIds.map((id) => byClinic.get(id) ?? null);
       }),
@@ -118,16 +113,7 @@ function clinicGrantsLoader(scope: Scope, callerId: string): Loader<string, Gran
     `clinics.grants:${callerId}`,
     () =>
       new Loader(async (patientIds) => {
-        const rows = await scope.em
-          .getConnection()
-          .execute<{ user_id: string; clinic_id: string; permissions: Permission[] }[]>(
-            `select p.user_id, p.clinic_id, p.permissions
-               from clinic_patients p
-               join clinicians c on c.clinic_id = p.clinic_id and c.user_id = ?
-              where p.user_id in (${placeholders(patientIds.length)}) and cardinality(p.permissions) > 0
-              order by p.user_id, p.clinic_id`,
-            [callerId, ...patientIds],
-          );
+        const rows = await clinicGrantRows(scope.em, callerId, patientIds);
         const byPatient = new Map(patientIds.map((id) => [id, [] as Grant[]]));
         for (const row of rows)
           byPatient.get(row.user_id)?.push({ permissions: row.permissions, clinicId: row.clinic_id });

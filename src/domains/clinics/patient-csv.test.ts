@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { stringify } from 'csv-stringify/sync';
 import { MG_DL_PER_MMOL_L } from '../glucose/summary/units';
 import { patientCsvHeader, patientCsvRow, patientCsvWriter, type Cell } from './patient-csv';
-import type { PatientRow } from './patient-list';
+import type { PatientRow } from './patients.repository';
 
 const patient = (fields: Partial<PatientRow> = {}): PatientRow =>
   ({

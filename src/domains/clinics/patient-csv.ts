@@ -3,7 +3,7 @@ import { rowDate } from '../../kernel/sql';
 import { FILTERABLE_STATS, isGlucoseStat, statColumn } from '../glucose/period-stats';
 import type { SummaryKind } from '../glucose/summary/buckets';
 import { fromMmol, type GlucoseUnits } from '../glucose/summary/units';
-import type { ExportedRecord } from './patient-list';
+import type { ExportedRecord } from './patient-list.repository';
 
 /**
  * The patient list as CSV: one row per patient, its record and every statistic of one summary

@@ -7,7 +7,8 @@ import type { ClinicsService } from './clinics.service';
 import { clinicUnits } from './clinics.loaders';
 import { assertClinicAccess, recordPatientAccess } from './membership';
 import { PERIOD_COLUMNS, patientCsvRow, patientCsvWriter, type Cell } from './patient-csv';
-import { exportedPatients, type ExportedPatient, type PatientFilter, type PatientOrder } from './patient-list';
+import type { PatientFilter, PatientOrder } from './patient-list';
+import { exportedPatients, type ExportedPatient } from './patient-list.repository';
 import { checkPatientList, patientListSearch, type PatientListQuery, type RequestedOrder } from './patient-list-query';
 import type { SummarySortSource } from './patient-filters';
 
@@ -126,7 +127,15 @@ async function* recordedPatients(
 ): AsyncGenerator<ExportedPatient[]> {
   let unwritten = 0;
   try {
-    for await (const fetched of exportedPatients(scope, clinicId, filter, order, period, PERIOD_COLUMNS, fetchSize)) {
+    for await (const fetched of exportedPatients(
+      scope.em,
+      clinicId,
+      filter,
+      order,
+      period,
+      PERIOD_COLUMNS,
+      fetchSize,
+    )) {
       recordPatientAccess(
         scope,
         clinicId,

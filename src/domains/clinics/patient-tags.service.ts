@@ -2,12 +2,13 @@ import { conflict, invalid, notFound } from '../../kernel/errors';
 import { hexId } from '../../kernel/ids';
 import type { Scope } from '../../kernel/scope';
 import { assertObjectId } from './clinic-ids';
-import { ClinicSchema, type PatientTagValue } from './clinic.entity';
+import type { PatientTagValue } from './clinic.entity';
 import { clinicLoader, patientTagsLoader } from './clinics.loaders';
 import type { ClinicsService } from './clinics.service';
 import { assertClinicAccess } from './membership';
 import { assertTagName, MAX_PATIENT_TAGS } from './patient-fields';
-import { execute, isUniqueViolation } from './patient-sql';
+import { countTags, deleteTag, insertTag, lockClinic, renameTag, updateClinic } from './clinics.repository';
+import { isUniqueViolation, removeTagFromPatients } from './patients.repository';
 
 /**
  * A clinic's patient tags (Tidepool's patient_tags): MEMBERs and ADMINs create and rename them,
@@ -23,20 +24,10 @@ export class PatientTagsService {
     const tag = { id: hexId(24), name: assertTagName(name) };
     await scope.em.transactional(async (tx) => {
       // The clinic row is the lock that keeps two creations from both passing the count.
-      await execute(tx, 'select id from clinics where id = ? for update', [clinicId]);
-      const [{ count }] = await execute<{ count: string }[]>(
-        tx,
-        'select count(*) as count from patient_tags where clinic_id = ?',
-        [clinicId],
-      );
-      if (Number(count) >= MAX_PATIENT_TAGS)
+      await lockClinic(tx, clinicId);
+      if ((await countTags(tx, clinicId)) >= MAX_PATIENT_TAGS)
         throw conflict(`A clinic has at most ${MAX_PATIENT_TAGS} patient tags; delete one first`);
-      await this.write(tx, 'insert into patient_tags (id, clinic_id, name, created_time) values (?, ?, ?, ?)', [
-        tag.id,
-        clinicId,
-        tag.name,
-        new Date(),
-      ]);
+      await uniqueName(insertTag(tx, clinicId, tag));
     });
     patientTagsLoader(scope).clear(clinicId);
     return tag;
@@ -47,12 +38,8 @@ export class PatientTagsService {
     assertObjectId(tagId, 'patientTagId');
     await assertClinicAccess(scope, clinicId, 'read');
     const tag = { id: tagId, name: assertTagName(name) };
-    const rows = await this.write(
-      scope.em,
-      'update patient_tags set name = ? where id = ? and clinic_id = ? returning id',
-      [tag.name, tagId, clinicId],
-    );
-    if (!rows.length) throw notFound(`Clinic ${clinicId} has no patient tag ${tagId}`);
+    if (!(await uniqueName(renameTag(scope.em, clinicId, tag))))
+      throw notFound(`Clinic ${clinicId} has no patient tag ${tagId}`);
     patientTagsLoader(scope).clear(clinicId);
     return tag;
   }
@@ -63,19 +50,10 @@ export class PatientTagsService {
     assertObjectId(tagId, 'patientTagId');
     await assertClinicAccess(scope, clinicId, 'admin');
     const deleted = await scope.em.transactional(async (tx) => {
-      const [tag] = await execute<PatientTagValue[]>(
-        tx,
-        'delete from patient_tags where id = ? and clinic_id = ? returning id, name',
-        [tagId, clinicId],
-      );
+      const tag = await deleteTag(tx, clinicId, tagId);
       if (!tag) throw notFound(`Clinic ${clinicId} has no patient tag ${tagId}`);
-      await execute(
-        tx,
-        `update clinic_patients set tags = array_remove(tags, ?), updated_time = ?
-          where clinic_id = ? and tags @> array[?]::text[]`,
-        [tagId, new Date(), clinicId, tagId],
-      );
-      await tx.nativeUpdate(ClinicSchema, { id: clinicId }, { lastDeletedPatientTag: { id: tag.id, name: tag.name } });
+      await removeTagFromPatients(tx, clinicId, tagId);
+      await updateClinic(tx, clinicId, { lastDeletedPatientTag: { id: tag.id, name: tag.name } });
       return tag;
     });
     patientTagsLoader(scope).clear(clinicId);
@@ -90,14 +68,14 @@ export class PatientTagsService {
     const unknown = tagIds.findIndex((id) => !known.has(id));
     if (unknown >= 0) throw invalid(`${field}[${unknown}] is not a patient tag of clinic ${clinicId}`, field);
   }
+}
 
-  /** A name taken (ignoring case) is a CONFLICT, caught from the unique index. */
-  private async write(em: Scope['em'], sql: string, params: unknown[]): Promise<unknown[]> {
-    try {
-      return await execute<unknown[]>(em, sql, params);
-    } catch (error) {
-      if (isUniqueViolation(error)) throw conflict('The clinic already has a patient tag of that name');
-      throw error;
-    }
+/** A name taken (ignoring case) is a CONFLICT, caught from the unique index. */
+async function uniqueName<T>(write: Promise<T>): Promise<T> {
+  try {
+    return await write;
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict('The clinic already has a patient tag of that name');
+    throw error;
   }
 }

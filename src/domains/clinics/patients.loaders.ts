@@ -1,7 +1,10 @@
 import { Loader } from '../../kernel/loader';
+import type { PageArgs } from '../../kernel/paging';
 import type { Scope } from '../../kernel/scope';
-import { PATIENT_COLUMNS, toPatient, type PatientRow } from './patient-list';
-import { execute } from './patient-sql';
+import { filtersSummaries } from './patient-filters';
+import type { PatientFilter, PatientOrder } from './patient-list';
+import { countPatientsOf, selectPages } from './patient-list.repository';
+import { patientsByKeys, toPatient, type PatientRow } from './patients.repository';
 
 const patientKey = (clinicId: string, userId: string) => `${clinicId}:${userId}`;
 
@@ -11,14 +14,9 @@ function patientLoader(scope: Scope): Loader<string, PatientRow | null> {
     'clinics.patients',
     () =>
       new Loader<string, PatientRow | null>(async (keys) => {
-        const pairs = keys.map((key) => key.split(':'));
-        const rows = await execute<Record<string, unknown>[]>(
-          scope.em,
-          `select ${PATIENT_COLUMNS}, null as sort_value from clinic_patients
-            where (clinic_id, user_id) in (${pairs.map(() => '(?, ?)').join(', ')})`,
-          pairs.flat(),
-        );
-        const byKey = new Map(rows.map(toPatient).map((row) => [patientKey(row.clinicId, row.userId), row]));
+        const pairs = keys.map((key) => key.split(':') as [string, string]);
+        const rows = await patientsByKeys(scope.em, pairs);
+        const byKey = new Map(rows.map((row) => [patientKey(row.clinicId, row.userId), row]));
         return keys.map((key) => byKey.get(key) ?? null);
       }),
   );
@@ -31,4 +29,80 @@ export function loadPatient(scope: Scope, clinicId: string, userId: string): Pro
 /** Forgets a cached record after a change, so the request reads what it wrote. */
 export function forgetPatient(scope: Scope, clinicId: string, userId: string): void {
   patientLoader(scope).clear(patientKey(clinicId, userId));
+}
+
+/** A page of the clinic's patients in `order`, one row more than asked, past `offset` of them. */
+export function patientPage(
+  scope: Scope,
+  clinicId: string,
+  filter: PatientFilter,
+  order: PatientOrder,
+  args: PageArgs,
+): Promise<PatientRow[]> {
+  return patientPages(scope, filter, order, args).load(clinicId);
+}
+
+/**
+ * The pages of every clinic a request lists under one filter, order and page: one SELECT for
+ * all of them (see selectPages).
+ */
+function patientPages(
+  scope: Scope,
+  filter: PatientFilter,
+  order: PatientOrder,
+  args: PageArgs,
+): Loader<string, PatientRow[]> {
+  return scope.loaders.get(`clinics.patientPages:${JSON.stringify([filter, order, args])}`, () => {
+    return new Loader<string, PatientRow[]>(async (clinicIds) => {
+      // A summary filter reads a statistic of every patient of the clinic: the first page counts the
+      // matches in the same pass (a window over all of them), instead of a second pass for the count.
+      const counted = !args.after && filtersSummaries(filter.summary);
+      const rows = await selectPages(scope.em, clinicIds, filter, order, args, counted);
+      const pages = new Map<string, PatientRow[]>(clinicIds.map((clinicId) => [clinicId, []]));
+      for (const row of rows) pages.get(row.clinic_id as string)?.push(toPatient(row));
+      if (counted) {
+        const counts = patientCounts(scope);
+        for (const clinicId of clinicIds) {
+          const key = countKey(clinicId, filter);
+          const firstRow = rows.find((row) => row.clinic_id === clinicId);
+          if (!counts.has(key)) counts.set(key, Promise.resolve(firstRow ? Number(firstRow.full_count) : 0));
+        }
+      }
+      return clinicIds.map((clinicId) => pages.get(clinicId)!);
+    });
+  });
+}
+
+const patientCounts = (scope: Scope) =>
+  scope.loaders.get('clinics.patientCounts', () => new Map<string, Promise<number>>());
+
+const countKey = (clinicId: string, filter: PatientFilter) =>
+  JSON.stringify([
+    clinicId,
+    filter.search || null,
+    filter.tags?.length ? filter.tags : null,
+    filter.lastReviewed ?? null,
+    filter.summary ?? null,
+  ]);
+
+/** How many patients each clinic holds under one filter: one SELECT for the clinics a request counts. */
+function patientCountLoader(scope: Scope, filter: PatientFilter): Loader<string, number> {
+  return scope.loaders.get(`clinics.patientCountBatches:${countKey('', filter)}`, () => {
+    return new Loader<string, number>((clinicIds) => countPatientsOf(scope.em, clinicIds, filter));
+  });
+}
+
+/**
+ * How many of the clinic's patients the filter holds, counted once per request: the REST list
+ * asks both the filtered count and the clinic's, which are the same count when nothing filters.
+ */
+export function countPatients(scope: Scope, clinicId: string, filter: PatientFilter = {}): Promise<number> {
+  const counts = patientCounts(scope);
+  const key = countKey(clinicId, filter);
+  let count = counts.get(key);
+  if (!count) {
+    count = patientCountLoader(scope, filter).load(clinicId);
+    counts.set(key, count);
+  }
+  return count;
 }

@@ -18,21 +18,23 @@ import {
   type PatientChanges,
   type PatientFields,
 } from './patient-fields';
-import {
-  countPatients,
-  isPatientKey,
-  PATIENT_COLUMNS,
-  patientKey,
-  patientListName,
-  patientPage,
-  toPatient,
-  type PatientFilter,
-  type PatientRow,
-} from './patient-list';
+import { isPatientKey, patientKey, patientListName, type PatientFilter } from './patient-list';
 import { checkPatientList, type RequestedOrder } from './patient-list-query';
 import type { PatientTagsService } from './patient-tags.service';
-import { forgetPatient, loadPatient } from './patients.loaders';
-import { execute, isUniqueViolation } from './patient-sql';
+import { countPatients, forgetPatient, loadPatient, patientPage } from './patients.loaders';
+import {
+  deletePatient,
+  deletePatientsOfUser,
+  insertPatient,
+  isUniqueViolation,
+  lockReviews,
+  patientsOfUser,
+  setPatientPermissions,
+  updatePatient,
+  writeReviews,
+  type NewPatientRecord,
+  type PatientRow,
+} from './patients.repository';
 import { arrayLiteral } from '../../kernel/sql';
 import { newestReviewsFirst, revertNewest } from './reviews';
 
@@ -136,22 +138,15 @@ export class PatientsService {
     await this.get(scope, clinicId, userId);
     const checked = checkPatientChanges(changes);
     if (checked.tags) await this.tags.assertTagsOf(scope, clinicId, checked.tags);
-    const columns = Object.entries({
+    const changed = {
       full_name: checked.fullName,
       birth_date: checked.birthDate,
       email: checked.email,
       mrn: checked.mrn,
       tags: checked.tags && arrayLiteral(checked.tags),
-    }).filter(([, value]) => value !== undefined);
+    };
     // Changes run in a transaction, even of one statement: it carries the request's access-log entries.
-    await scope.em.transactional((tx) =>
-      execute(
-        tx,
-        `update clinic_patients set ${columns.map(([column]) => `${column} = ?${column === 'tags' ? '::text[]' : ''}`).join(', ')}${columns.length ? ', ' : ''}updated_time = ?
-        where clinic_id = ? and user_id = ?`,
-        [...columns.map(([, value]) => value), new Date(), clinicId, userId],
-      ),
-    );
+    await scope.em.transactional((tx) => updatePatient(tx, clinicId, userId, changed));
     return this.reread(scope, clinicId, userId);
   }
 
@@ -185,11 +180,7 @@ export class PatientsService {
     }
     const checked = assertClinicPermissions(permissions, patient.permissions);
     await scope.em.transactional(async (tx) => {
-      await execute(
-        tx,
-        'update clinic_patients set permissions = ?::text[], updated_time = ? where clinic_id = ? and user_id = ?',
-        [arrayLiteral(checked), new Date(), clinicId, userId],
-      );
+      await setPatientPermissions(tx, clinicId, userId, checked);
       const custodianTaken = patient.permissions.includes('custodian') && !checked.includes('custodian');
       if (custodianTaken) for (const hook of this.backingEnds) await hook(tx, clinicId, userId);
     });
@@ -271,17 +262,12 @@ export class PatientsService {
   async clinicsOf(scope: Scope, userId: string): Promise<PatientRow[]> {
     assertUserId(userId);
     await this.access.assertAllowed(scope, userId, ['custodian']);
-    const rows = await execute<Record<string, unknown>[]>(
-      scope.em,
-      `select ${PATIENT_COLUMNS}, null as sort_value from clinic_patients where user_id = ? order by created_time, clinic_id`,
-      [userId],
-    );
-    return rows.map(toPatient);
+    return patientsOfUser(scope.em, userId);
   }
 
   /** An account is deleted: it is no longer anyone's patient. */
   async forgetUser(scope: Scope, userId: string): Promise<void> {
-    await execute(scope.em, 'delete from clinic_patients where user_id = ?', [userId]);
+    await deletePatientsOfUser(scope.em, userId);
   }
 
   private async existing(scope: Scope, clinicId: string, userId: string): Promise<PatientRow> {
@@ -297,7 +283,7 @@ export class PatientsService {
 
   private async delete(scope: Scope, clinicId: string, userId: string): Promise<void> {
     await scope.em.transactional(async (tx) => {
-      await execute(tx, 'delete from clinic_patients where clinic_id = ? and user_id = ?', [clinicId, userId]);
+      await deletePatient(tx, clinicId, userId);
       for (const hook of this.backingEnds) await hook(tx, clinicId, userId);
     });
     forgetPatient(scope, clinicId, userId);
@@ -307,28 +293,11 @@ export class PatientsService {
     tx: Scope['em'],
     clinicId: string,
     userId: string,
-    record: { fullName: string; birthDate: string | null; email: string | null; mrn: string | null; tags: string[] },
+    record: NewPatientRecord,
     permissions: readonly Permission[],
   ): Promise<void> {
-    const now = new Date();
     try {
-      await execute(
-        tx,
-        `insert into clinic_patients (clinic_id, user_id, full_name, birth_date, email, mrn, tags, permissions, reviews, last_reviewed, created_time, updated_time)
-         values (?, ?, ?, ?, ?, ?, ?::text[], ?::text[], '[]'::jsonb, null, ?, ?)`,
-        [
-          clinicId,
-          userId,
-          record.fullName,
-          record.birthDate,
-          record.email,
-          record.mrn,
-          arrayLiteral(record.tags),
-          arrayLiteral(permissions),
-          now,
-          now,
-        ],
-      );
+      await insertPatient(tx, clinicId, userId, record, permissions);
     } catch (error) {
       if (isUniqueViolation(error)) throw conflict(`User ${userId} is already a patient of clinic ${clinicId}`);
       throw error;
@@ -343,18 +312,9 @@ export class PatientsService {
     change: (reviews: PatientReview[]) => PatientReview[],
   ): Promise<void> {
     await scope.em.transactional(async (tx) => {
-      const [row] = await execute<{ reviews: PatientReview[] }[]>(
-        tx,
-        'select reviews from clinic_patients where clinic_id = ? and user_id = ? for update',
-        [clinicId, userId],
-      );
-      if (!row) throw notFound(`User ${userId} is not a patient of clinic ${clinicId}`);
-      const reviews = change(row.reviews);
-      await execute(
-        tx,
-        'update clinic_patients set reviews = ?::jsonb, last_reviewed = ?, updated_time = ? where clinic_id = ? and user_id = ?',
-        [JSON.stringify(reviews), reviews[0] ? new Date(reviews[0].time) : null, new Date(), clinicId, userId],
-      );
+      const current = await lockReviews(tx, clinicId, userId);
+      if (!current) throw notFound(`User ${userId} is not a patient of clinic ${clinicId}`);
+      await writeReviews(tx, clinicId, userId, change(current));
     });
   }
 

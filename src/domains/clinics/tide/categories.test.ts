@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { categoryOf, DEFAULT_CATEGORIES, passes, TIDE_CATEGORIES, type TideStat } from './categories';
-import { assign } from './tide-sql';
+import { assign } from './tide.repository';
 
 const stats = (values: Partial<Record<TideStat, number | null>>) => values;
 

@@ -143,7 +143,7 @@ export const DEFAULT_CATEGORIES: readonly TideCategoryKey[] = DEFAULT_CATEGORY_K
 export const isTideCategory = (name: string): name is TideCategoryKey =>
   (TIDE_CATEGORY_KEYS as readonly string[]).includes(name);
 
-/** Whether a patient's statistics pass a condition, as the SQL of tide-sql.ts decides it. */
+/** Whether a patient's statistics pass a condition, as the SQL of tide.repository.ts decides it. */
 export function passes(condition: Condition, stats: Partial<Record<TideStat, number | null>>): boolean {
   const value = stats[condition.stat];
   const holds =

@@ -3,7 +3,7 @@ import { createTestDatabase, type TestDatabase } from '../../../../test/support/
 import { entities } from '../../../entities';
 import { openDatabase, type Orm } from '../../../infra/database/orm';
 import { DEFAULT_CATEGORIES, TIDE_NO_DATA_AGE_MS } from './categories';
-import { tideStatement } from './tide-sql';
+import { tideStatement } from './tide.repository';
 
 /**
  * The `noData` rule's two time limits at their exact boundaries (A.3): data older than 8 hours

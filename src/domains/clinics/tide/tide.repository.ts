@@ -1,6 +1,7 @@
-import type { Scope } from '../../../kernel/scope';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { sqlOf } from '../../../infra/database/sql-runner';
 import { arrayLiteral, rowDate } from '../../../kernel/sql';
-import { PATIENT_COLUMNS, toPatient, type PatientRow } from '../patient-list';
+import { PATIENT_COLUMNS, toPatient, type PatientRow } from '../patients.repository';
 import {
   TIDE_CATEGORIES,
   TIDE_NO_DATA_AGE_MS,
@@ -14,6 +15,11 @@ import {
 } from './categories';
 import type { PatientDataSource } from './data-sources';
 import type { TideParameters } from './parameters';
+
+/**
+ * The TIDE report's statement and the patients' data sources (`data_sources` of
+ * `clinic_patients`). The service holds the rules; this holds the statements.
+ */
 
 /** A patient in the report: the clinic's record of it and its CGM statistics of the period. */
 export interface TideRow {
@@ -120,13 +126,13 @@ export function tideStatement(clinicId: string, parameters: TideParameters, now:
 
 /** The report's rows, in one statement. */
 export async function tideRows(
-  scope: Scope,
+  em: EntityManager,
   clinicId: string,
   parameters: TideParameters,
   now: Date = new Date(),
 ): Promise<TideRows> {
   const { sql, params } = tideStatement(clinicId, parameters, now);
-  const rows = await scope.em.getConnection().execute<Record<string, unknown>[]>(sql, params);
+  const rows = await sqlOf(em).rows(sql, params);
   const clinical = rows.filter((row) => Number(row.part) === 0);
   const noData = parameters.excludeNoData ? null : rows.filter((row) => Number(row.part) === 1).map(toRow);
   return { categories: assign(parameters.categories, clinical), noData };
@@ -142,4 +148,39 @@ export function assign(order: readonly TideCategoryKey[], rows: Record<string, u
   const categories = order.slice(0, reached).map((category) => ({ category, rows: [] as TideRow[] }));
   for (const row of rows) categories[Number(row.category)].rows.push(toRow(row));
   return categories;
+}
+
+/** The data sources of (clinic, user) pairs' records, in one SELECT; records without any are left out. */
+export function dataSourcesByKeys(
+  em: EntityManager,
+  pairs: readonly [string, string][],
+): Promise<{ clinic_id: string; user_id: string; data_sources: PatientDataSource[] | null }[]> {
+  return sqlOf(em).rows(
+    `select p.clinic_id, p.user_id, p.data_sources
+       from clinic_patients p join unnest(?::text[], ?::text[]) as k(clinic_id, user_id)
+         on p.clinic_id = k.clinic_id and p.user_id = k.user_id`,
+    [arrayLiteral(pairs.map(([clinicId]) => clinicId)), arrayLiteral(pairs.map(([, userId]) => userId))],
+  );
+}
+
+/** A user's data sources as last reported (null: none reported). */
+export async function latestDataSources(em: EntityManager, userId: string): Promise<PatientDataSource[] | null> {
+  const [row] = await sqlOf(em).rows<{ data_sources: PatientDataSource[] }>(
+    'select data_sources from clinic_patients where user_id = ? and data_sources is not null order by updated_time desc limit 1',
+    [userId],
+  );
+  return row?.data_sources ?? null;
+}
+
+/** Replaces a user's data sources on its record in every clinic: how many records it has. */
+export function setDataSources(
+  em: EntityManager,
+  userId: string,
+  sources: readonly PatientDataSource[],
+): Promise<number> {
+  return sqlOf(em).run('update clinic_patients set data_sources = ?::jsonb, updated_time = ? where user_id = ?', [
+    JSON.stringify(sources),
+    new Date(),
+    userId,
+  ]);
 }

@@ -1,16 +1,14 @@
 import { forbidden, notFound, unauthenticated } from '../../../kernel/errors';
 import { Loader } from '../../../kernel/loader';
 import { isAuthenticated } from '../../../kernel/principal';
-import { arrayLiteral } from '../../../kernel/sql';
 import type { Scope } from '../../../kernel/scope';
 import { assertUserId } from '../../../kernel/validation';
 import type { ClinicsService } from '../clinics.service';
 import { assertClinicAccess, recordPatientAccess } from '../membership';
-import { execute } from '../patient-sql';
 import type { TideCategoryKey } from './categories';
 import { parseDataSources, type PatientDataSource } from './data-sources';
 import { parseTideRequest, type TideParameters, type TideRequest } from './parameters';
-import { tideRows, type TideRow } from './tide-sql';
+import { dataSourcesByKeys, latestDataSources, setDataSources, tideRows, type TideRow } from './tide.repository';
 
 /** A TIDE report before it is shaped for a transport. */
 export interface TideReportData {
@@ -37,7 +35,7 @@ export class TideService {
     await this.clinics.find(scope, clinicId);
     await assertClinicAccess(scope, clinicId, 'read');
     const parameters = parseTideRequest(request);
-    const { categories, noData } = await tideRows(scope, clinicId, parameters);
+    const { categories, noData } = await tideRows(scope.em, clinicId, parameters);
     // The entries link to their patients, whose data sources are then known without a query.
     const loader = dataSourcesLoader(scope);
     const rows = [...categories.flatMap((category) => category.rows), ...(noData ?? [])];
@@ -60,12 +58,7 @@ export class TideService {
    * same list); the caller's access to the user is checked by whoever asks.
    */
   async userDataSources(scope: Scope, userId: string): Promise<{ id: string; providerName: string; state: string }[]> {
-    const [row] = await execute<{ data_sources: PatientDataSource[] }[]>(
-      scope.em,
-      'select data_sources from clinic_patients where user_id = ? and data_sources is not null order by updated_time desc limit 1',
-      [userId],
-    );
-    return (row?.data_sources ?? []).flatMap((source) =>
+    return ((await latestDataSources(scope.em, userId)) ?? []).flatMap((source) =>
       source.dataSourceId === undefined
         ? []
         : [{ id: source.dataSourceId, providerName: source.providerName, state: source.state }],
@@ -82,12 +75,8 @@ export class TideService {
     if (!scope.principal.isServer) throw forbidden('Only a server reports data sources');
     assertUserId(userId);
     const sources = parseDataSources(body);
-    const rows = await execute<unknown[]>(
-      scope.em,
-      'update clinic_patients set data_sources = ?::jsonb, updated_time = ? where user_id = ? returning clinic_id',
-      [JSON.stringify(sources), new Date(), userId],
-    );
-    if (!rows.length) throw notFound(`User ${userId} is no clinic's patient`);
+    if ((await setDataSources(scope.em, userId, sources)) === 0)
+      throw notFound(`User ${userId} is no clinic's patient`);
     dataSourcesLoader(scope).clearAll();
     return sources;
   }
@@ -98,15 +87,8 @@ function dataSourcesLoader(scope: Scope): Loader<string, PatientDataSource[] | n
     'clinics.dataSources',
     () =>
       new Loader<string, PatientDataSource[] | null>(async (keys) => {
-        const pairs = keys.map((key) => key.split(':'));
-        const rows = await scope.em
-          .getConnection()
-          .execute<{ clinic_id: string; user_id: string; data_sources: PatientDataSource[] | null }[]>(
-            `select p.clinic_id, p.user_id, p.data_sources
-               from clinic_patients p join unnest(?::text[], ?::text[]) as k(clinic_id, user_id)
-                 on p.clinic_id = k.clinic_id and p.user_id = k.user_id`,
-            [arrayLiteral(pairs.map(([clinicId]) => clinicId)), arrayLiteral(pairs.map(([, userId]) => userId))],
-          );
+        const pairs = keys.map((key) => key.split(':') as [string, string]);
+        const rows = await dataSourcesByKeys(scope.em, pairs);
         const found = new Map(rows.map((row) => [patientKey(row.clinic_id, row.user_id), row.data_sources]));
         return keys.map((key) => found.get(key) ?? null);
       }),

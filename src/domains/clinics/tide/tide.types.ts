@@ -6,7 +6,7 @@ import { ClinicPatient } from '../patients.types';
 import { TIDE_CONFIG_FILTERS, TIDE_SCHEMA_VERSION, TIDE_THRESHOLDS, type TideCategoryKey } from './categories';
 import type { PatientDataSource as PatientDataSourceRecord } from './data-sources';
 import type { TideReportData } from './tide.service';
-import type { TideRow } from './tide-sql';
+import type { TideRow } from './tide.repository';
 
 /** The categories: UPPER_SNAKE_CASE in GraphQL, Tidepool's `results` keys inside. */
 export enum TideCategoryValue {

@@ -1,0 +1,129 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { sqlOf } from '../../infra/database/sql-runner';
+import type { PageArgs } from '../../kernel/paging';
+import { placeholders } from '../../kernel/sql';
+import { ClinicSchema, type ClinicRecord, type PatientTagValue } from './clinic.entity';
+
+/**
+ * Every statement on the clinics themselves (`clinics`) and their patient tags (`patient_tags`).
+ * The services hold the rules; this holds the statements.
+ */
+
+/** Which clinics a list holds: a member's (memberId), one share code's, and the list filters. */
+export interface ClinicQuery {
+  memberId?: string | null;
+  shareCode?: string | null;
+  createdTimeStart?: Date | null;
+  createdTimeEnd?: Date | null;
+  ehrEnabled?: boolean | null;
+}
+
+function where(query: ClinicQuery): { sql: string; params: unknown[] } {
+  const conditions: string[] = [];
+  const params: unknown[] = [];
+  const add = (sql: string, ...values: unknown[]) => {
+    conditions.push(sql);
+    params.push(...values);
+  };
+  if (query.memberId != null)
+    add('exists (select 1 from clinicians m where m.clinic_id = c.id and m.user_id = ?)', query.memberId);
+  if (query.shareCode != null) add('c.share_code = ?', query.shareCode);
+  // As Tidepool filters: the start inclusive, the end exclusive.
+  if (query.createdTimeStart != null) add('c.created_time >= ?', query.createdTimeStart);
+  if (query.createdTimeEnd != null) add('c.created_time < ?', query.createdTimeEnd);
+  if (query.ehrEnabled != null) add('c.ehr_enabled = ?', query.ehrEnabled);
+  return { sql: conditions.length ? conditions.join(' and ') : 'true', params };
+}
+
+/** A page of clinics, oldest first (then by id), one row more than asked, past `offset` of them. */
+export async function clinicPage(
+  em: EntityManager,
+  query: ClinicQuery,
+  { first, after, offset = 0 }: PageArgs,
+): Promise<ClinicRecord[]> {
+  const { sql, params } = where(query);
+  const keyset = after ? ' and (c.created_time, c.id) > (?, ?)' : '';
+  const rows = await sqlOf(em).rows(
+    `select c.* from clinics c where ${sql}${keyset} order by c.created_time, c.id limit ? offset ?`,
+    [...params, ...(after ? [new Date(after[0]), after[1]] : []), first + 1, offset],
+  );
+  return rows.map((row) => em.map(ClinicSchema, row));
+}
+
+export async function countClinics(em: EntityManager, query: ClinicQuery): Promise<number> {
+  const { sql, params } = where(query);
+  const [row] = await sqlOf(em).rows<{ count: string }>(`select count(*) as count from clinics c where ${sql}`, params);
+  return Number(row.count);
+}
+
+/** Clinics by id, in one SELECT. */
+export function clinicsByIds(em: EntityManager, ids: readonly string[]): Promise<ClinicRecord[]> {
+  return em.find(ClinicSchema, { id: { $in: [...ids] } });
+}
+
+export function clinicByShareCode(em: EntityManager, shareCode: string): Promise<ClinicRecord | null> {
+  return em.findOne(ClinicSchema, { shareCode });
+}
+
+/** Writes a new clinic; a share code taken breaks its unique index (isUniqueViolation). */
+export async function insertClinic(tx: EntityManager, clinic: ClinicRecord): Promise<void> {
+  await tx.insert(ClinicSchema, clinic);
+}
+
+export async function updateClinic(em: EntityManager, id: string, fields: Partial<ClinicRecord>): Promise<void> {
+  await em.nativeUpdate(ClinicSchema, { id }, fields);
+}
+
+/** Holds the clinic's row (FOR UPDATE) until `tx` ends. */
+export async function lockClinic(tx: EntityManager, id: string): Promise<void> {
+  await sqlOf(tx).rows('select id from clinics where id = ? for update', [id]);
+}
+
+/** The patient tags of many clinics, oldest first, in one SELECT. */
+export function tagsOfClinics(
+  em: EntityManager,
+  clinicIds: readonly string[],
+): Promise<{ id: string; clinic_id: string; name: string }[]> {
+  return sqlOf(em).rows(
+    `select id, clinic_id, name from patient_tags where clinic_id in (${placeholders(clinicIds.length)}) order by created_time, id`,
+    clinicIds,
+  );
+}
+
+export async function countTags(tx: EntityManager, clinicId: string): Promise<number> {
+  const [{ count }] = await sqlOf(tx).rows<{ count: string }>(
+    'select count(*) as count from patient_tags where clinic_id = ?',
+    [clinicId],
+  );
+  return Number(count);
+}
+
+/** Writes a tag; a name the clinic already has (ignoring case) breaks its unique index (isUniqueViolation). */
+export async function insertTag(tx: EntityManager, clinicId: string, tag: PatientTagValue): Promise<void> {
+  await sqlOf(tx).run('insert into patient_tags (id, clinic_id, name, created_time) values (?, ?, ?, ?)', [
+    tag.id,
+    clinicId,
+    tag.name,
+    new Date(),
+  ]);
+}
+
+/** Renames a tag: false when the clinic has no such tag. A name taken breaks the unique index. */
+export async function renameTag(em: EntityManager, clinicId: string, tag: PatientTagValue): Promise<boolean> {
+  return (
+    (await sqlOf(em).run('update patient_tags set name = ? where id = ? and clinic_id = ?', [
+      tag.name,
+      tag.id,
+      clinicId,
+    ])) > 0
+  );
+}
+
+/** Deletes a tag, answering it (null: the clinic has no such tag). */
+export async function deleteTag(tx: EntityManager, clinicId: string, tagId: string): Promise<PatientTagValue | null> {
+  const [tag] = await sqlOf(tx).rows<PatientTagValue>(
+    'delete from patient_tags where id = ? and clinic_id = ? returning id, name',
+    [tagId, clinicId],
+  );
+  return tag ?? null;
+}

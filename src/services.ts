@@ -18,6 +18,7 @@ import type { Config } from './config';
 import type { Services } from './service-catalog';
 import { ownerAccounts } from './kernel/accounts';
 import { UploadsInFlight } from './kernel/uploads-in-flight';
+import { ExportsInFlight } from './kernel/exports-in-flight';
 import type { Scope } from './kernel/scope';
 import { AccessPolicy } from './domains/permissions/access-policy';
 import { assertClinicAccess, clinicControl, clinicGrants } from './domains/clinics/membership';
@@ -110,7 +111,10 @@ export async function createServices({
   const accessLogSweeper = setInterval(sweepAccessLog, ACCESS_LOG_SWEEP_INTERVAL_MS).unref();
   const accountsExist = (scope: Scope, ids: readonly string[]) => users.existing(scope, ids);
   const permissions = new PermissionsService(access, accountsExist);
-  const contents = new ContentStore(orm, objectStore, logger, { uploadTimeoutMs: config.uploadTimeoutSeconds * 1000 });
+  const contents = new ContentStore(orm, objectStore, logger, {
+    uploadTimeoutMs: config.uploadTimeoutSeconds * 1000,
+    sizeLimitBytes: config.contentSizeLimitBytes,
+  });
   const holdAccount = (tx: EntityManager, userId: string) => users.holdExisting(tx, userId);
   const uploads = new UploadsInFlight(config.uploadsPerAccount);
   const owners = ownerAccounts(accountsExist, holdAccount, config.objectQuotas, uploads);
@@ -140,7 +144,9 @@ export async function createServices({
     access,
     async (scope, clinicId) => (await clinics.get(scope, clinicId)).timezone ?? null,
   );
-  const dataExport = new DataExportService(access, localTime);
+  // One budget for a caller's heavy downloads (data exports, patient-list CSV).
+  const exportsInFlight = new ExportsInFlight(config.exportsPerCaller);
+  const dataExport = new DataExportService(access, localTime, exportsInFlight);
   const clinicians = new CliniciansService(
     clinics,
     clinicAccounts,

@@ -11,8 +11,7 @@ import {
 import { cbg } from '../../../test/support/glucose';
 import { ANONYMOUS, type Principal } from '../../kernel/principal';
 import type { GlucoseService } from './glucose.service';
-import { exportPeriod } from './summary/export';
-import { PERIODS, type PeriodKey, type SummaryPeriods } from './summary/periods';
+import { PERIODS, type PeriodKey } from './summary/periods';
 
 let world: DomainWorld;
 let glucose: GlucoseService;
@@ -25,8 +24,11 @@ afterAll(() => world?.stop());
 
 const as = (principal: Principal) => world.scope(principal);
 const FIVE_MINUTES = 5 * 60_000;
-/** The last reading's time: recent, so every summary period holds the readings. */
-const NOW = Math.floor(Date.now() / FIVE_MINUTES) * FIVE_MINUTES - 60 * 60_000;
+/**
+ * The last reading's time: recent, so every summary period holds the readings, and at minute 55
+ * of its hour, so every hour of readings ending there holds twelve (the summaries count by hour).
+ */
+const NOW = Math.floor(Date.now() / 3_600_000) * 3_600_000 - FIVE_MINUTES;
 const RANGE = { types: ['cbg', 'smbg'] as const, from: new Date(NOW - 2 * 86_400_000), to: new Date(NOW) };
 
 /** `count` readings five minutes apart, ending at NOW. */
@@ -45,6 +47,14 @@ async function userWithReadings(count = 36) {
 }
 const readingsSeenBy = async (principal: Principal, userId: string) =>
   (await glucose.readingsOf(as(principal), userId, RANGE, {})).count();
+/** `expected` with its fractions compared to four decimals (what the hand arithmetic keeps). */
+const withFloats = (expected: object) =>
+  Object.fromEntries(
+    Object.entries(expected).map(([name, value]) => [
+      name,
+      typeof value === 'number' && !Number.isInteger(value) ? expect.closeTo(value, 4) : value,
+    ]),
+  );
 const rowsOf = async (table: string, userId: string) =>
   (await world.database.query(`select count(*)::int as n from ${table} where user_id = $1`, [userId]))[0].n;
 
@@ -145,6 +155,80 @@ describe('datasets', () => {
   });
 });
 
+// What readingsUpTo(400) makes of each period, worked out by hand. readingsUpTo(400): reading i (0 to 399) is 90 + (i % 80) mg/dL, five minutes (so five
+// minutes of CGM use) each, the last at NOW, minute 55 of its hour: 33 hours of 12 readings
+// and the 4 oldest in the hour before them. All within 70-180 mg/dL: in target.
+// 90 mg/dL = 4.99567 mmol/L, 169 mg/dL = 9.38076 (÷ 18.01559, 5 decimals).
+// Σ(90..169) = 80 × 129.5 = 10,360; Σ(90..169)² = 1,384,280.
+const inTarget = (records: number) => ({
+  timeInTargetRecords: records,
+  timeInTargetMinutes: records * 5,
+  timeInLowRecords: 0,
+  timeInHighRecords: 0,
+  timeCGMUseRecords: records,
+  timeCGMUseMinutes: records * 5,
+  totalRecords: records,
+});
+// 1d: the newest 24 hours, 24 × 12 = 288 readings (i = 112 to 399): three rounds of 90..169
+// and 122..169 once more (Σ 6,984; Σ² 1,025,384). Mean 38,064 / 288 = 132.1667 mg/dL
+// = 7.3362 mmol/L; variance 5,178,224 / 288 − 132.1667² = 511.92, SD 22.626 mg/dL = 1.2559
+// mmol/L, CV 1.2559 / 7.3362 = 0.1712; use 1,440 / 1,440 minutes = 1; GMI 0.09148 × (12.71
+// + 4.70587 × 7.3362) + 2.152 = 6.47 → 6.5.
+const day = {
+  ...inTarget(288),
+  averageDailyRecords: 288,
+  hoursWithData: 24,
+  daysWithData: 1,
+  min: 4.99567,
+  max: 9.38076,
+  timeCGMUsePercent: 1,
+  timeInTargetPercent: 1,
+  glycemiaRiskIndex: 0,
+  glycemiaRiskZone: 'A',
+  glucoseManagementIndicator: 6.5,
+  // Against the day before: 288 − 112 readings, 24 − 10 hours.
+  totalRecordsDelta: 176,
+  timeCGMUseMinutesDelta: 880,
+  hoursWithDataDelta: 14,
+  daysWithDataDelta: 0,
+};
+// The day before: the 112 oldest readings (i = 0 to 111) in 10 hours: 90..169 once and
+// 90..121 (Σ 3,376; Σ² 358,896). Mean 13,736 / 112 = 122.643 mg/dL = 6.8076 mmol/L;
+// variance 1,743,176 / 112 − 122.643² = 522.80, SD 22.865 mg/dL = 1.2692; CV 0.1864; use
+// 560 / 1,440 = 0.3889, too little for percentages (1d needs more than 0.7) or a GMI.
+const dayBefore = {
+  ...inTarget(112),
+  averageDailyRecords: 112,
+  hoursWithData: 10,
+  daysWithData: 1,
+  min: 4.99567,
+  max: 9.38076,
+  timeCGMUsePercent: 0.3889,
+};
+// 7, 14 and 30 days: all 400 readings, five rounds of 90..169, in 34 hours (2 days of data).
+// Mean 129.5 mg/dL = 7.1882 mmol/L; variance (80² − 1) / 12 = 533.25, SD 23.092 mg/dL =
+// 1.2818; CV 0.1783; use 2,000 minutes, more than the 1,440 percentages need, but under
+// 0.7 of the period: no GMI. Nothing before them, so no deltas but the counts'.
+const longer = (days: number) => ({
+  ...inTarget(400),
+  totalRecordsDelta: 400,
+  averageDailyRecords: 400 / days,
+  hoursWithData: 34,
+  daysWithData: 2,
+  min: 4.99567,
+  max: 9.38076,
+  timeCGMUsePercent: 2000 / (days * 1440),
+  timeInTargetPercent: 1,
+  glycemiaRiskIndex: 0,
+  glycemiaRiskZone: 'A',
+});
+const HAND_COMPUTED: Record<PeriodKey, { period: object; mean: number; sd: number; cv: number; before?: object }> = {
+  '1d': { period: day, mean: 7.3362, sd: 1.2559, cv: 0.1712, before: dayBefore },
+  '7d': { period: longer(7), mean: 7.1882, sd: 1.2818, cv: 0.1783 },
+  '14d': { period: longer(14), mean: 7.1882, sd: 1.2818, cv: 0.1783 },
+  '30d': { period: longer(30), mean: 7.1882, sd: 1.2818, cv: 0.1783 },
+};
+
 describe('summaries', () => {
   it('a rebuild from all records equals what the updater wrote', async () => {
     const { userId, datasetId } = await userWithReadings(300);
@@ -166,18 +250,35 @@ describe('summaries', () => {
     expect(await stored()).toEqual(incremental);
   });
 
-  it('readers get each period and the one before it as clinics see them (exportPeriod of the stored summary)', async () => {
+  it('readers get each period and the one before it as clinics see them', async () => {
     const { userId } = await userWithReadings(400);
-    const [stored] = await world.database.query(
-      "select periods from glucose_summaries where user_id = $1 and kind = 'cgm'",
-      [userId],
-    );
-    const { periods, offsetPeriods } = stored.periods as SummaryPeriods;
-    for (const [key, days] of Object.entries(PERIODS) as [PeriodKey, number][]) {
+    for (const key of Object.keys(PERIODS) as PeriodKey[]) {
       const [summary] = (await glucose.summariesOf(as(asUser(userId)), userId, key))!;
+      const { period, mean, sd, cv, before } = HAND_COMPUTED[key];
       expect(summary!.dates.lastData).toEqual(new Date(NOW));
-      expect(summary!.period).toEqual(exportPeriod(periods[key], days, 'cgm'));
-      expect(await summary!.previous).toEqual(exportPeriod(offsetPeriods[key], days, 'cgm'));
+      expect(summary!.period).toMatchObject(withFloats(period));
+      expect(summary!.period.averageGlucoseMmol).toBeCloseTo(mean, 3);
+      expect(summary!.period.standardDeviation).toBeCloseTo(sd, 2);
+      expect(summary!.period.coefficientOfVariation).toBeCloseTo(cv, 3);
+      const previous = await summary!.previous;
+      if (before) {
+        expect(previous).toMatchObject(withFloats(before));
+        expect(previous!.averageGlucoseMmol).toBeCloseTo(6.8076, 3);
+        // The delta clinics see against the day before: 7.3362 − 6.8076.
+        expect(summary!.period.averageGlucoseMmolDelta).toBeCloseTo(0.5286, 3);
+        // Coverage too low for percentages and GMI: left out, not zero (tidepool-semantics B.8).
+        expect(previous).not.toHaveProperty('timeInTargetPercent');
+        expect(previous).not.toHaveProperty('glucoseManagementIndicator');
+        // The day's percentages have no delta: the day before had none.
+        expect(summary!.period).not.toHaveProperty('timeInTargetPercentDelta');
+      } else {
+        // No readings before: only the counts, all zero; nothing computed from readings.
+        expect(previous).toMatchObject({ totalRecords: 0, timeCGMUseMinutes: 0, hoursWithData: 0, min: 0, max: 0 });
+        expect(previous).not.toHaveProperty('averageGlucoseMmol');
+        expect(previous).not.toHaveProperty('timeCGMUsePercent');
+        expect(summary!.period).not.toHaveProperty('averageGlucoseMmolDelta');
+        expect(summary!.period).not.toHaveProperty('glucoseManagementIndicator');
+      }
     }
   });
 

@@ -163,7 +163,7 @@ export async function createServices({
   };
   const patientTags = new PatientTagsService(clinics);
   const patients = new PatientsService(clinics, patientTags, patientAccounts, access);
-  const patientExport = new PatientExportService(clinics, baseUrl);
+  const patientExport = new PatientExportService(clinics, exportsInFlight, baseUrl);
   const patientInvites = new PatientInvitesService(clinics, patients);
   const tide = new TideService(clinics);
   const agp = new AgpService(access, async (scope, clinicId, userId) => {

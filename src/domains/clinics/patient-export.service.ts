@@ -1,5 +1,6 @@
 import { pipeline, Readable } from 'node:stream';
 import { invalid } from '../../kernel/errors';
+import type { ExportsInFlight } from '../../kernel/exports-in-flight';
 import type { Scope } from '../../kernel/scope';
 import type { PeriodKey } from '../glucose/summary/periods';
 import type { GlucoseUnits } from '../glucose/summary/units';
@@ -45,6 +46,7 @@ export interface CsvLinkOptions {
 export class PatientExportService {
   constructor(
     private readonly clinics: ClinicsService,
+    private readonly inFlight: ExportsInFlight,
     private readonly publicUrl: string,
     private readonly fetchSize = FETCH_SIZE,
   ) {}
@@ -64,8 +66,11 @@ export class PatientExportService {
       for await (const fetched of patients)
         for (const { patient, periods } of fetched) yield patientCsvRow(patient, tagNames, periods, chosen);
     };
-    // Errors reach the reader as the stream's: the callback only keeps pipeline from raising them twice.
-    const stream = pipeline(Readable.from(rows()), patientCsvWriter(chosen), () => undefined);
+    // One of the caller's exports in flight until the stream ends or is closed. Errors reach the
+    // reader as the stream's: the callback only keeps pipeline from raising them twice.
+    const stream = await this.inFlight.open(scope.principal, () =>
+      pipeline(Readable.from(rows()), patientCsvWriter(chosen), () => undefined),
+    );
     const day = new Date().toISOString().slice(0, 10);
     const previous = query.previous ? '-previous' : '';
     return { stream, filename: `clinic-${clinicId}-patients-${query.period}${previous}-${day}.csv` };

@@ -183,7 +183,8 @@ describe('the clinic copy of the period statistics', () => {
         order by t.tgname`,
       [],
     );
-    const byName = (one: { trigger: string }, other: { trigger: string }) => one.trigger.localeCompare(other.trigger);
+    const byName = (one: Record<string, string>, other: Record<string, string>) =>
+      one.trigger!.localeCompare(other.trigger!);
     expect([...rows].sort(byName)).toEqual([...named].sort(byName));
   });
 });

@@ -5,7 +5,8 @@ import { SummaryPeriodValue } from '../glucose/glucose-summary.types';
 import { Clinic } from './clinics.types';
 import { PatientExportService } from './patient-export.service';
 import { toOrder } from './patients.resolver';
-import { ClinicPatientFilter, ClinicPatientOrder } from './patients.types';
+import { ClinicPatientFilter } from './patient-filter.types';
+import { ClinicPatientOrder } from './patient-order.types';
 
 /** The clinic's patient list to take away, as a link to its REST download. */
 @Resolver(() => Clinic)

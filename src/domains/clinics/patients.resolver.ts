@@ -9,31 +9,31 @@ import type { PatientOrder } from './patient-list';
 import { PatientInvitesService } from './patient-invites.service';
 import { PatientTagsService } from './patient-tags.service';
 import { PatientsService } from './patients.service';
+import { ClinicPatientFilter } from './patient-filter.types';
 import {
   AcceptPatientInviteInput,
   AddClinicPatientInput,
-  ClinicPatient,
-  ClinicPatientConnection,
-  ClinicPatientFilter,
   ClinicPatientInput,
-  ClinicPatientOrder,
-  ClinicPatientOrderField,
-  ClinicPatientPayload,
   CreateClinicPatientInput,
   CreatePatientTagInput,
   DeletePatientTagInput,
-  DeletePatientTagPayload,
   InviteClinicInput,
-  OrderDirection,
-  PatientInvite,
-  PatientInvitePayload,
-  PatientTagPayload,
-  RemoveClinicPatientPayload,
   RenamePatientTagInput,
   RevokeClinicPatientPermissionInput,
   RevokePatientInviteInput,
   UpdateClinicPatientInput,
   UpdateClinicPatientPermissionsInput,
+} from './patient-input.types';
+import { ClinicPatientOrder, ClinicPatientOrderField, OrderDirection } from './patient-order.types';
+import {
+  ClinicPatient,
+  ClinicPatientConnection,
+  ClinicPatientPayload,
+  DeletePatientTagPayload,
+  PatientInvite,
+  PatientInvitePayload,
+  PatientTagPayload,
+  RemoveClinicPatientPayload,
   UpdateClinicPatientPermissionsPayload,
 } from './patients.types';
 

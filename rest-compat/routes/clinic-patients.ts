@@ -1,5 +1,5 @@
 import { invalid } from '../../src/kernel/errors';
-import { jsonObject, optionalJsonObject, withTypes } from '../body';
+import { jsonObject, withTypes } from '../body';
 import { PERMISSION_NAME, SUMMARY_PERIOD } from '../enums';
 import type { RestRequest, RestRoute } from '../route';
 import { CLINIC, CLINIC_FIELDS, legacyClinic, OFFSET_PAGING, offsetPaging } from './clinics';
@@ -9,15 +9,19 @@ import type { KindFilter, SummaryFilter } from '../../src/domains/clinics/patien
 import { patientListQuery } from '../patient-list-query';
 import { statColumn } from '../../src/domains/glucose/period-stats';
 import { DATA_SOURCE_FIELDS, legacyDataSources } from './tide';
-import { arrayOf, graphqlInput, integer, object, PERMISSION_SET, string } from '../openapi/schemas';
-import { PATIENT, PATIENT_INVITE, PATIENT_LIST_PARAMETERS, PATIENT_TAG, REVIEWS } from '../openapi/clinic-patients';
+import { arrayOf, graphqlInput, integer, object, PERMISSION_SET } from '../openapi/schemas';
+import { PATIENT, PATIENT_LIST_PARAMETERS } from '../openapi/clinic-patients';
 
-const TAG_BODY = object({ name: string() }, ['name']);
-const TAG_ID_EXAMPLE = '65a1b2c3d4e5f60718293a4b';
-const PATIENT_EXAMPLE = { fullName: 'Jamie Doe', birthDate: '2012-04-30', mrn: 'MRN-0042', tags: [TAG_ID_EXAMPLE] };
+export const TAG_ID_EXAMPLE = '65a1b2c3d4e5f60718293a4b';
+export const PATIENT_EXAMPLE = {
+  fullName: 'Jamie Doe',
+  birthDate: '2012-04-30',
+  mrn: 'MRN-0042',
+  tags: [TAG_ID_EXAMPLE],
+};
 
 /** A clinic patient's fields, asked under their GraphQL names. */
-const PATIENT_FIELDS = `userId fullName birthDate email mrn tags { id } permissions reviews { clinicianId time }
+export const PATIENT_FIELDS = `userId fullName birthDate email mrn tags { id } permissions reviews { clinicianId time }
   dataSources { ${DATA_SOURCE_FIELDS} } createdTime updatedTime`;
 
 type PatientData = Record<string, unknown> & {
@@ -32,7 +36,7 @@ type PatientData = Record<string, unknown> & {
  * `dataSources` (null until the data-source service reports some) and `reviews` always present, other
  * fields left out when empty; permissions as a permission set; no provider connection requests.
  */
-function legacyPatient(value: unknown, { offsetPeriods = false } = {}): Record<string, unknown> {
+export function legacyPatient(value: unknown, { offsetPeriods = false } = {}): Record<string, unknown> {
   const { userId, tags, permissions, reviews, email, mrn, birthDate, dataSources, ...fields } = value as PatientData;
   const summary = legacySummary(fields, { offset: offsetPeriods });
   const patient = Object.fromEntries(Object.entries(fields).filter(([name]) => !SUMMARY_ALIASES.includes(name)));
@@ -51,21 +55,21 @@ function legacyPatient(value: unknown, { offsetPeriods = false } = {}): Record<s
   };
 }
 
-const payloadPatient = (field: string) => (data: Record<string, unknown>) =>
+export const payloadPatient = (field: string) => (data: Record<string, unknown>) =>
   legacyPatient((data[field] as { patient: unknown }).patient);
 
 /**
  * The patient record fields a body may carry; response-only ones clients echo back (id, times,
  * reviews, ...) are ignored, and so is `email` where the account's own address is the record's.
  */
-function patientRecord(body: Record<string, unknown>, { email = true } = {}) {
+export function patientRecord(body: Record<string, unknown>, { email = true } = {}) {
   withTypes(body, { fullName: 'string', birthDate: 'string', email: 'string', mrn: 'string', tags: 'strings' });
   const { fullName, birthDate, mrn, tags } = body;
   return email ? { fullName, birthDate, email: body.email, mrn, tags } : { fullName, birthDate, mrn, tags };
 }
 
 /** `{"view":{},"upload":{}}` → `["VIEW","UPLOAD"]`; each value must be an empty object. */
-function permissionNames(value: unknown, field = 'permissions'): string[] {
+export function permissionNames(value: unknown, field = 'permissions'): string[] {
   const set = jsonObject(value, `"${field}"`);
   const names = Object.entries(set).map(([name, granted]) => {
     const empty =
@@ -123,31 +127,7 @@ function patientListVariables(request: RestRequest) {
 
 const PATIENT_PAGES = offsetPaging(['clinic', 'patients']);
 
-/** A user's invitation to a clinic as Tidepool's confirmation service shows it: `key` is the id to accept it with. */
-function legacyPatientInvite(value: unknown): Record<string, unknown> {
-  const invite = value as {
-    id: string;
-    clinicId: string;
-    userId: string;
-    permissions: string[];
-    createdTime: string;
-    updatedTime: string;
-  };
-  return {
-    key: invite.id,
-    type: 'careteam_invitation',
-    status: 'pending',
-    clinicId: invite.clinicId,
-    creatorId: invite.userId,
-    creator: { userid: invite.userId },
-    context: permissionSet(invite.permissions),
-    created: invite.createdTime,
-    modified: invite.updatedTime,
-  };
-}
-
-const INVITE_FIELDS = 'id clinicId userId permissions createdTime updatedTime';
-const ids = ({ params }: RestRequest) => ({ clinicId: params.clinicId, userId: params.patientId });
+export const ids = ({ params }: RestRequest) => ({ clinicId: params.clinicId, userId: params.patientId });
 
 export const clinicPatientRoutes: RestRoute[] = [
   {
@@ -283,70 +263,6 @@ export const clinicPatientRoutes: RestRoute[] = [
     status: 204,
   },
   {
-    method: 'put',
-    path: '/v1/clinics/:clinicId/patients/:patientId/reviews',
-    doc: {
-      tag: 'Clinic patients',
-      summary: 'Mark a patient reviewed now',
-      response: REVIEWS,
-      tidepool: 'clinic.v1.yaml#UpdatePatientReviews',
-    },
-    document:
-      'mutation ($input: ClinicPatientInput!) { reviewClinicPatient(input: $input) { patient { reviews { clinicianId time } } } }',
-    variables: (request) => ({ input: ids(request) }),
-    respond: (data) => (data.reviewClinicPatient as { patient: { reviews: unknown } }).patient.reviews,
-    status: 200,
-  },
-  {
-    method: 'delete',
-    path: '/v1/clinics/:clinicId/patients/:patientId/reviews',
-    doc: {
-      tag: 'Clinic patients',
-      summary: 'Undo the latest review',
-      response: REVIEWS,
-      tidepool: 'clinic.v1.yaml#DeletePatientReviews',
-    },
-    document:
-      'mutation ($input: ClinicPatientInput!) { revertClinicPatientReview(input: $input) { patient { reviews { clinicianId time } } } }',
-    variables: (request) => ({ input: ids(request) }),
-    respond: (data) => (data.revertClinicPatientReview as { patient: { reviews: unknown } }).patient.reviews,
-    status: 200,
-  },
-  {
-    method: 'put',
-    path: '/v1/clinics/:clinicId/patients/:patientId/permissions',
-    doc: {
-      tag: 'Clinic patients',
-      summary: "Set what the clinic may do with a patient's data",
-      body: { schema: PERMISSION_SET, example: { view: {}, upload: {}, note: {} } },
-      response: PERMISSION_SET,
-      tidepool: 'clinic.v1.yaml#UpdatePatientPermissions',
-    },
-    document:
-      'mutation ($input: UpdateClinicPatientPermissionsInput!) { updateClinicPatientPermissions(input: $input) { patient { permissions } } }',
-    variables: (request) => ({ input: { ...ids(request), permissions: permissionNames(request.body, 'body') } }),
-    respond: (data) => {
-      const { patient } = data.updateClinicPatientPermissions as { patient: { permissions: string[] } | null };
-      return permissionSet(patient?.permissions ?? []);
-    },
-    status: 200,
-  },
-  {
-    method: 'delete',
-    path: '/v1/clinics/:clinicId/patients/:patientId/permissions/:permission',
-    doc: {
-      tag: 'Clinic patients',
-      summary: 'Give up one permission on a patient',
-      tidepool: 'clinic.v1.yaml#DeletePatientPermission',
-    },
-    document:
-      'mutation ($input: RevokeClinicPatientPermissionInput!) { revokeClinicPatientPermission(input: $input) { patient { userId } } }',
-    variables: (request) => ({
-      input: { ...ids(request), permission: PERMISSION_NAME.values([request.params.permission], 'permission')[0] },
-    }),
-    status: 204,
-  },
-  {
     method: 'get',
     path: '/v1/patients/:userId/clinics',
     doc: {
@@ -370,128 +286,4 @@ export const clinicPatientRoutes: RestRoute[] = [
     },
     status: 200,
   },
-  {
-    method: 'post',
-    path: '/v1/clinics/:clinicId/patient_tags',
-    doc: {
-      tag: 'Clinic patients',
-      summary: 'Create a patient tag',
-      body: { schema: TAG_BODY, example: { name: 'Pump users' } },
-      response: PATIENT_TAG,
-      errors: [409],
-      tidepool: 'clinic.v1.yaml#CreatePatientTag',
-    },
-    document: 'mutation ($input: CreatePatientTagInput!) { createPatientTag(input: $input) { tag { id name } } }',
-    variables: ({ params, body }) => ({ input: { clinicId: params.clinicId, name: tagName(body) } }),
-    respond: (data) => (data.createPatientTag as { tag: unknown }).tag,
-    status: 200,
-  },
-  {
-    method: 'put',
-    path: '/v1/clinics/:clinicId/patient_tags/:patientTagId',
-    doc: {
-      tag: 'Clinic patients',
-      summary: 'Rename a patient tag',
-      body: { schema: TAG_BODY, example: { name: 'Pump users' } },
-      response: PATIENT_TAG,
-      errors: [409],
-      tidepool: 'clinic.v1.yaml#UpdatePatientTag',
-    },
-    document: 'mutation ($input: RenamePatientTagInput!) { renamePatientTag(input: $input) { tag { id name } } }',
-    variables: ({ params, body }) => ({
-      input: { clinicId: params.clinicId, tagId: params.patientTagId, name: tagName(body) },
-    }),
-    respond: (data) => (data.renamePatientTag as { tag: unknown }).tag,
-    status: 200,
-  },
-  {
-    method: 'delete',
-    path: '/v1/clinics/:clinicId/patient_tags/:patientTagId',
-    doc: {
-      tag: 'Clinic patients',
-      summary: 'Delete a patient tag (and remove it from every patient)',
-      tidepool: 'clinic.v1.yaml#DeletePatientTag',
-    },
-    document: 'mutation ($input: DeletePatientTagInput!) { deletePatientTag(input: $input) { tagId } }',
-    variables: ({ params }) => ({ input: { clinicId: params.clinicId, tagId: params.patientTagId } }),
-    status: 204,
-  },
-  {
-    method: 'post',
-    path: '/confirm/send/invite/:userId/clinic',
-    doc: {
-      tag: 'Clinic patients',
-      summary: "Invite a clinic, by its share code, to see an account's data",
-      body: {
-        schema: object({ shareCode: string(), permissions: PERMISSION_SET }, ['shareCode', 'permissions']),
-        example: { shareCode: 'ABCD-EFGH-JKMN', permissions: { view: {}, upload: {} } },
-      },
-      response: PATIENT_INVITE,
-      errors: [409],
-    },
-    document: `mutation ($input: InviteClinicInput!) { inviteClinic(input: $input) { invite { ${INVITE_FIELDS} } } }`,
-    variables: ({ params, body }) => {
-      const fields = withTypes(jsonObject(body), { shareCode: 'string' });
-      if (fields.shareCode == null) throw invalid('shareCode is required', 'shareCode');
-      return {
-        input: { userId: params.userId, shareCode: fields.shareCode, permissions: permissionNames(fields.permissions) },
-      };
-    },
-    respond: (data) => legacyPatientInvite((data.inviteClinic as { invite: unknown }).invite),
-    status: 200,
-  },
-  {
-    method: 'get',
-    path: '/v1/clinics/:clinicId/invites/patients',
-    doc: {
-      tag: 'Clinic patients',
-      summary: 'The invitations a clinic has received from patients',
-      response: arrayOf(PATIENT_INVITE),
-      tidepool: 'clinic.v1.yaml#GetPatientInvites',
-    },
-    document: `query ($id: ID!) { clinic(id: $id) { patientInvites { ${INVITE_FIELDS} } } }`,
-    variables: ({ params }) => ({ id: params.clinicId }),
-    respond: (data) => (data.clinic as { patientInvites: unknown[] }).patientInvites.map(legacyPatientInvite),
-    status: 200,
-  },
-  {
-    method: 'put',
-    path: '/v1/clinics/:clinicId/invites/patients/:inviteId',
-    doc: {
-      tag: 'Clinic patients',
-      summary: "Accept a patient's invitation: the account becomes a patient of the clinic",
-      body: {
-        schema: graphqlInput('AcceptPatientInviteInput', ['clinicId', 'inviteId']),
-        required: false,
-        example: { mrn: 'MRN-0042', tags: [TAG_ID_EXAMPLE] },
-      },
-      response: PATIENT,
-      errors: [409],
-      tidepool: 'clinic.v1.yaml#AcceptPatientInvitation',
-    },
-    document: `mutation ($input: AcceptPatientInviteInput!) { acceptPatientInvite(input: $input) { patient { ${PATIENT_FIELDS} } } }`,
-    variables: ({ params, body }) => ({
-      input: {
-        clinicId: params.clinicId,
-        inviteId: params.inviteId,
-        ...patientRecord(optionalJsonObject(body), { email: false }),
-      },
-    }),
-    respond: payloadPatient('acceptPatientInvite'),
-    status: 200,
-  },
-  {
-    method: 'delete',
-    path: '/v1/clinics/:clinicId/invites/patients/:inviteId',
-    doc: { tag: 'Clinic patients', summary: "Decline a patient's invitation" },
-    document: `mutation ($input: RevokePatientInviteInput!) { revokePatientInvite(input: $input) { invite { id } } }`,
-    variables: ({ params }) => ({ input: { clinicId: params.clinicId, inviteId: params.inviteId } }),
-    status: 204,
-  },
 ];
-
-function tagName(body: unknown): unknown {
-  const fields = withTypes(jsonObject(body), { name: 'string' });
-  if (fields.name == null) throw invalid('name is required', 'name');
-  return fields.name;
-}

@@ -2,6 +2,9 @@ import type { ContentRoute, RestRoute } from '../route';
 import type { Services } from '../../src/service-catalog';
 import { blobDownloads, blobRoutes } from './blobs';
 import { clinicPatientRoutes } from './clinic-patients';
+import { clinicPatientAccessRoutes } from './clinic-patient-access';
+import { clinicPatientInviteRoutes } from './clinic-patient-invites';
+import { clinicPatientTagRoutes } from './clinic-patient-tags';
 import { patientCsvDownloads } from './clinic-patients-csv';
 import { clinicianRoutes } from './clinicians';
 import { clinicRoutes } from './clinics';
@@ -28,6 +31,9 @@ export const restRoutes: RestRoute[] = [
   ...clinicRoutes,
   ...clinicianRoutes,
   ...clinicPatientRoutes,
+  ...clinicPatientAccessRoutes,
+  ...clinicPatientTagRoutes,
+  ...clinicPatientInviteRoutes,
   ...tideRoutes,
   ...accessLogRoutes,
   ...confirmAccountRoutes,

@@ -37,7 +37,7 @@ function scopeOf(principal: Principal) {
   const client = { executeQuery: async () => ({ rows: [] }) };
   const scope = {
     principal,
-    em: { getConnection: () => ({ execute, getClient: () => client }), getTransactionContext: () => undefined },
+    em: { execute, getConnection: () => ({ getClient: () => client }), getTransactionContext: () => undefined },
     loaders: new LoaderRegistry(),
     accessTrail: new AccessTrail(async (_em, _scope, events) => void recorded.push(...events)),
   } as unknown as Scope;

@@ -173,9 +173,11 @@ describe('without SMTP_URL outside production', () => {
       const folder = outboxFolder(dev.config.dataDir);
       expect(startupBanner(dev.config, dev.service).join('\n')).toContain(`written to ${folder}`);
       expect(startupBanner(app.config, app.service).join('\n')).not.toContain('Mail is not sent');
+      // The file is written first, then its line logged.
+      const loggedFile = () => lines.some((line) => (JSON.parse(line) as { file?: string }).file);
       await eventually(
-        async () => fs.existsSync(folder) && fs.readdirSync(folder).length > 0,
-        'a mail file is written',
+        async () => fs.existsSync(folder) && fs.readdirSync(folder).length > 0 && loggedFile(),
+        'a mail file is written and logged',
       );
       const [file] = fs.readdirSync(folder);
       expect(file).toMatch(/-test_notice-\d+\.eml$/);

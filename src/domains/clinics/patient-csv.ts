@@ -4,6 +4,7 @@ import { FILTERABLE_STATS, isGlucoseStat, statColumn } from '../glucose/period-s
 import type { SummaryKind } from '../glucose/summary/buckets';
 import { fromMmol, type GlucoseUnits } from '../glucose/summary/units';
 import type { ExportedRecord } from './patient-list.repository';
+import { csvRecord } from '../../kernel/csv';
 
 /**
  * The patient list as CSV: one row per patient, its record and every statistic of one summary
@@ -102,30 +103,6 @@ export function patientCsvRow(
   kindCells(cells, kindCells(cells, RECORD_HEADERS.length, 'cgm', periods.cgm, units), 'bgm', periods.bgm, units);
   return cells;
 }
-
-/** Text a spreadsheet would run as a formula (OWASP's CSV injection rule, full-width forms too). */
-const FORMULA_START = /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
-/** Text that must be quoted (RFC 4180): a comma, a quote or a line break. */
-const QUOTED = /[",\r\n]/;
-
-/**
- * A cell as CSV: empty for null, a number as JavaScript prints it (never prefixed, so a negative
- * delta stays a number a spreadsheet can sum), text after a `'` when it starts like a formula,
- * then quoted (quotes doubled) when it holds a comma, a quote or a line break.
- */
-function csvField(cell: Cell): string {
-  if (cell === null || cell === undefined) return '';
-  if (typeof cell === 'number') return String(cell);
-  const text = FORMULA_START.test(cell) ? `'${cell}` : cell;
-  return QUOTED.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-}
-
-/**
- * A record and its CRLF, one flat string: concatenated field by field, the text waiting to be
- * written was a tree of a hundred pieces per record, which the young-generation collector
- * copied until it promoted it.
- */
-const csvRecord = (cells: readonly Cell[]): string => `${cells.map(csvField).join(',')}\r\n`;
 
 /** Characters of records gathered before they are handed on: a few socket writes, not one per patient. */
 const WRITE_CHARS = 16 * 1024;

@@ -1,11 +1,12 @@
 import { once } from 'node:events';
 import { PassThrough, Readable } from 'node:stream';
 import ExcelJS from 'exceljs';
+import { csvRecord } from '../../../kernel/csv';
 import {
   CBG_COLUMNS,
   cellsOf,
   CSV_COLUMNS,
-  formulaSafe,
+  FORMULA_START,
   readingCells,
   readingCsvCells,
   readingJson,
@@ -46,25 +47,8 @@ export function jsonExport(source: ExportSource): Readable {
   );
 }
 
-/** Text that RFC 4180 puts in quotes: a comma, a quote or either line break. */
-const NEEDS_QUOTES = /[",\r\n]/;
-const QUOTES = /"/g;
-
-/**
- * One CSV field: empty for no value, booleans as words, numbers as JavaScript writes them, text
- * formula-escaped (a leading `'`), then quoted, its quotes doubled, where RFC 4180 requires. This
- * is byte for byte what csv-stringify wrote with the export's options, without its per-field
- * objects, which cost more than the rest of a year's export.
- */
-export function csvField(value: Cell): string {
-  if (value === null) return '';
-  if (typeof value !== 'string') return String(value);
-  const text = formulaSafe(value) as string;
-  return NEEDS_QUOTES.test(text) ? `"${text.replace(QUOTES, '""')}"` : text;
-}
-
-/** One CSV record, CRLF-terminated. */
-export const csvLine = (cells: readonly Cell[]): string => `${cells.map(csvField).join(',')}\r\n`;
+/** One CSV record, CRLF-terminated, formula-escaped by the export's rule (ASCII formula starts). */
+export const csvLine = (cells: readonly Cell[]): string => csvRecord(cells, FORMULA_START);
 
 /**
  * RFC 4180 CSV (CRLF, quotes where needed) with a header row: readings in time order, then their

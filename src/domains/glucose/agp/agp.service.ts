@@ -7,7 +7,7 @@ import { localMinuteOfDay, localOffset, type LocalTimeHints } from '../local-tim
 import { Acceptance } from '../summary/buckets';
 import type { GlucoseUnits } from '../summary/units';
 import { AGP_PERIODS, agpBinsByMinute, DEFAULT_AGP_PERIOD, type AgpBin, type AgpPeriod } from './agp';
-import { windowReadings, type WindowReadings } from './agp.store';
+import { windowReadings, type WindowReadings } from './agp.repository';
 
 /** The Ambulatory Glucose Profile of one period (agp.ts has the definition). */
 export interface Agp {

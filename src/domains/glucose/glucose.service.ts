@@ -1,4 +1,3 @@
-import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { OwnerAccounts } from '../../kernel/accounts';
 import type { IncomingContent } from '../../kernel/content';
@@ -16,25 +15,32 @@ import {
   datasetCounts,
   datasetLoader,
   datasetPages,
-  insertReadings,
-  readingBatches,
   readingCounts,
   readingPages,
   summaryLoader,
   previousPeriodsLoader,
+} from './glucose.loaders';
+import { deleteDataset, deleteDatasetsOf, lockDataset } from './datasets.repository';
+import {
+  activateDatasetReadings,
+  deactivateEarlierCopies,
+  deleteDatasetReadings,
+  deleteReadingsOf,
+  earliestOfDataset,
+  insertReadings,
+  readingBatches,
   type ReadingFilter,
   type StoredReading,
-  type StoredSummary,
-} from './glucose.loaders';
+} from './readings.repository';
+import { deleteSummaries, markOutdated, type StoredSummary } from './summaries.repository';
 import type { SummaryKind } from './summary/buckets';
 import { exportPeriod, type ExportedPeriod } from './summary/export';
 import { PERIODS, type PeriodKey } from './summary/periods';
 import { pageArgs, pageOf, type PageArgs, type PagedList, type SortKey } from '../../kernel/paging';
 import { readRecords } from './record-body';
-import { KIND_OF, markOutdated, updateSummary } from './summary-store';
+import { KIND_OF, updateSummary } from './summary-store';
 import { announceSummaryChange } from './summary-feed';
 import { assertReadingDensity } from './reading-density';
-import { rowDate } from '../../kernel/sql';
 import { glucoseReadingsIngested } from '../../infra/metrics';
 
 /** A cloud data source of an account: its id, provider (e.g. `dexcom`) and state (e.g. `connected`). */
@@ -152,17 +158,9 @@ export class GlucoseService {
     const result = await scope.em.transactional(async (tx) => {
       const current = await this.locked(tx, datasetId);
       if (current.state === 'closed') throw closed();
-      await tx.execute('update glucose_readings set active = true where user_id = ? and dataset_id = ?', [
-        dataset.userId,
-        datasetId,
-      ]);
+      await activateDatasetReadings(tx, dataset.userId, datasetId);
       if (dataset.deduplicator === 'org.tidepool.deduplicator.device.deactivate.hash')
-        await tx.execute(
-          `update glucose_readings older set active = false
-            where older.user_id = ? and older.dataset_id <> ? and older.active
-              and older.dedup_key in (select dedup_key from glucose_readings where user_id = ? and dataset_id = ?)`,
-          [dataset.userId, datasetId, dataset.userId, datasetId],
-        );
+        await deactivateEarlierCopies(tx, dataset.userId, datasetId);
       current.state = 'closed';
       current.modifiedTime = new Date();
       await this.outdateFromDataset(tx, dataset.userId, datasetId);
@@ -188,22 +186,16 @@ export class GlucoseService {
       const locked = await this.locked(tx, datasetId);
       if (locked.dataSetType === 'continuous' || locked.state === 'closed')
         await this.outdateFromDataset(tx, dataset.userId, datasetId);
-      await tx.execute('delete from glucose_readings where user_id = ? and dataset_id = ?', [
-        dataset.userId,
-        datasetId,
-      ]);
-      await tx.execute('delete from datasets where id = ?', [datasetId]);
+      await deleteDatasetReadings(tx, dataset.userId, datasetId);
+      await deleteDataset(tx, datasetId);
     });
     this.summaries.nudge();
   }
 
   /** The summaries of the kinds of records in a dataset are outdated from its earliest record on. */
   private async outdateFromDataset(tx: EntityManager, userId: string, datasetId: string): Promise<void> {
-    const rows = await tx.execute<{ type: string; earliest: unknown }[]>(
-      'select type, min(time) as earliest from glucose_readings where user_id = ? and dataset_id = ? group by type',
-      [userId, datasetId],
-    );
-    for (const row of rows) await markOutdated(tx, userId, KIND_OF[row.type]!, rowDate(row.earliest)!);
+    for (const { type, earliest } of await earliestOfDataset(tx, userId, datasetId))
+      await markOutdated(tx, userId, KIND_OF[type]!, earliest);
   }
 
   /** A user's datasets, newest first; FORBIDDEN to callers who may not read the user's data. */
@@ -333,11 +325,9 @@ export class GlucoseService {
 
   /** Deleting an account deletes its glucose data, in the deletion's transaction. */
   async forgetUser(scope: Scope, userId: string): Promise<void> {
-    await scope.em.execute('delete from glucose_readings where user_id = ?', [userId]);
-    await scope.em.execute('delete from glucose_buckets where user_id = ?', [userId]);
-    await scope.em.execute('delete from glucose_summaries where user_id = ?', [userId]);
-    await scope.em.execute('delete from glucose_period_stats where user_id = ?', [userId]);
-    await scope.em.execute('delete from datasets where user_id = ?', [userId]);
+    await deleteReadingsOf(scope.em, userId);
+    await deleteSummaries(scope.em, userId, null);
+    await deleteDatasetsOf(scope.em, userId);
   }
 
   private async existing(scope: Scope, id: string): Promise<DatasetRecord> {
@@ -348,7 +338,7 @@ export class GlucoseService {
   }
 
   private async locked(tx: EntityManager, id: string): Promise<DatasetRecord> {
-    const dataset = await tx.findOne(DatasetSchema, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    const dataset = await lockDataset(tx, id);
     if (!dataset) throw notFound(`Dataset ${id} was not found`);
     return dataset;
   }

@@ -1,6 +1,6 @@
 import { Loader } from '../../kernel/loader';
 import type { Scope } from '../../kernel/scope';
-import { placeholders } from '../../kernel/sql';
+import { lastTimeZonesOf } from './datasets.repository';
 
 /**
  * The time zone each user's uploads last named: the `timezone` of the newest dataset (by when it
@@ -10,13 +10,7 @@ import { placeholders } from '../../kernel/sql';
 export function lastTimeZoneLoader(scope: Scope): Loader<string, string | null> {
   return scope.loaders.get('glucose.lastTimeZones', () => {
     return new Loader<string, string | null>(async (userIds) => {
-      const rows = await scope.em.execute<{ user_id: string; timezone: string }[]>(
-        `select distinct on (user_id) user_id, details->>'timezone' as timezone
-           from datasets where user_id in (${placeholders(userIds.length)}) and details->>'timezone' is not null
-          order by user_id, created_time desc, id desc`,
-        [...userIds],
-      );
-      const byUser = new Map(rows.map((row) => [row.user_id, row.timezone]));
+      const byUser = await lastTimeZonesOf(scope.em, userIds);
       return userIds.map((id) => byUser.get(id) ?? null);
     });
   });

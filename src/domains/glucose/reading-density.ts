@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { invalid } from '../../kernel/errors';
-import { arrayLiteral } from '../../kernel/sql';
 import { hourOf } from './summary/buckets';
+import { firstDenseHour, lockReadingsOf } from './readings.repository';
 
 /**
  * Refuses (INVALID) an upload that leaves one of its hours of data (UTC) holding more than
@@ -20,19 +20,8 @@ export async function assertReadingDensity(
 ): Promise<void> {
   const hours = [...new Set(times.map((time) => hourOf(time.getTime())))].map((hour) => new Date(hour));
   if (!hours.length) return;
-  await tx.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`glucose-readings:${userId}`]);
-  const [dense] = await tx.execute<{ hour: Date; readings: number }[]>(
-    `select h.hour, c.readings
-       from unnest(?::timestamptz[]) as h(hour)
-       cross join lateral (
-         select count(*)::int as readings from glucose_readings r
-          where r.user_id = ? and r.time >= h.hour and r.time < h.hour + interval '1 hour'
-            and (r.active or exists (select 1 from datasets d where d.id = r.dataset_id and d.state = 'open'))
-       ) c
-      where c.readings > ?
-      order by h.hour limit 1`,
-    [arrayLiteral(hours), userId, bound],
-  );
+  await lockReadingsOf(tx, userId);
+  const dense = await firstDenseHour(tx, userId, hours, bound);
   if (dense)
     throw invalid(
       `At most ${bound} glucose readings are kept per account and hour of data; with this upload the hour from ` +

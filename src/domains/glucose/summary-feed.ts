@@ -1,11 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import { sqlOf } from '../../infra/database/sql-runner';
 import { LiveSubscribers } from '../../kernel/live-subscribers';
 import type { Scope } from '../../kernel/scope';
 import { assertUserId } from '../../kernel/validation';
 import { MAY_READ_DATA, type AccessPolicy } from '../permissions/access-policy';
 import type { SummaryKind } from './summary/buckets';
+import { notify } from './summaries.repository';
 
 /** The PostgreSQL NOTIFY channel an updated summary is announced on, to every instance. */
 export const SUMMARY_CHANNEL = 'glucose_summary';
@@ -21,7 +21,7 @@ export interface SummaryChange {
  * only once the transaction that changed the summary commits, and never if it rolls back.
  */
 export async function announceSummaryChange(tx: EntityManager, change: SummaryChange): Promise<void> {
-  await sqlOf(tx).rows('select pg_notify(?, ?)', [SUMMARY_CHANNEL, JSON.stringify(change)]);
+  await notify(tx, SUMMARY_CHANNEL, JSON.stringify(change));
 }
 
 /** Told of every summary change this instance hears, after the account's own subscribers. */

@@ -1,10 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import type { SummaryKind } from './summary/buckets';
 import { announceSummaryChange } from './summary-feed';
 import { updateSummary } from './summary-store';
+import { nextOutdatedSummary } from './summaries.repository';
 import { CoalescingRun } from '../../kernel/coalescing-run';
-import { rowDate } from '../../kernel/sql';
 import { glucoseSummaryLag } from '../../infra/metrics';
 
 /** How often outdated summaries are looked for besides the nudges uploads give (other instances' uploads). */
@@ -63,15 +62,12 @@ export class SummaryUpdater {
   /** Answers whether there was a summary to work on. */
   private async takeTurn(): Promise<boolean> {
     return this.em().transactional(async (tx) => {
-      const [next] = await tx.execute<{ user_id: string; kind: SummaryKind; outdated_since: unknown }[]>(
-        `select user_id, kind, outdated_since from glucose_summaries where outdated_since is not null
-          order by queued_at limit 1 for update skip locked`,
-      );
+      const next = await nextOutdatedSummary(tx);
       if (!next) return false;
-      if (!(await updateSummary(tx, next.user_id, next.kind, { readings: this.readingsPerTurn }))) return true;
-      const outdatedSince = rowDate(next.outdated_since);
+      const { userId, kind, outdatedSince } = next;
+      if (!(await updateSummary(tx, userId, kind, { readings: this.readingsPerTurn }))) return true;
       if (outdatedSince) glucoseSummaryLag.observe((Date.now() - outdatedSince.getTime()) / 1000);
-      await announceSummaryChange(tx, { userId: next.user_id, kind: next.kind });
+      await announceSummaryChange(tx, { userId, kind });
       return true;
     });
   }

@@ -1,0 +1,286 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { sqlOf } from '../../infra/database/sql-runner';
+import { placeholders, rowDate } from '../../kernel/sql';
+import { SUMMARY_SCHEMA_VERSION } from './glucose-summary.entity';
+import { EXPORTED_STAT_NAMES, STAT_COLUMNS } from './period-stats';
+import type { HourBucket, SummaryKind } from './summary/buckets';
+import type { ExportedPeriod } from './summary/export';
+import type { PeriodKey, SummaryPeriods } from './summary/periods';
+
+/**
+ * Every statement on the summaries: the summary rows and their queue (`glucose_summaries`), the
+ * hourly buckets they are built from (`glucose_buckets`), the periods as clinics read them
+ * (`glucose_period_stats`), and the NOTIFY that announces a change. summary-store.ts holds the
+ * rules of an update; this holds the statements.
+ */
+
+type StoredPeriods = SummaryPeriods['periods'];
+
+/** A stored summary row: its dates and current periods (the previous ones: previousPeriodsOf). */
+export interface StoredSummary {
+  kind: SummaryKind;
+  lastData: Date | null;
+  firstData: Date | null;
+  lastUploadDate: Date | null;
+  lastUpdatedDate: Date | null;
+  outdatedSince: Date | null;
+  periods: StoredPeriods | null;
+}
+
+/**
+ * Marks the summary outdated (and queues it unless already queued), lowering the point its next
+ * update rebuilds from to `from`; creates the row when the user has none of this kind.
+ */
+export async function markOutdated(tx: EntityManager, userId: string, kind: SummaryKind, from: Date): Promise<void> {
+  await sqlOf(tx).run(
+    `insert into glucose_summaries (user_id, kind, outdated_since, queued_at, pending_from, schema_version)
+       values (?, ?, now(), now(), ?, ?)
+       on conflict (user_id, kind) do update set
+         outdated_since = coalesce(glucose_summaries.outdated_since, now()),
+         queued_at = coalesce(glucose_summaries.queued_at, now()),
+         pending_from = least(glucose_summaries.pending_from, excluded.pending_from)`,
+    [userId, kind, from, SUMMARY_SCHEMA_VERSION],
+  );
+}
+
+/** Where a summary's update stands: undefined when it has no row. */
+export interface SummaryState {
+  pendingFrom: Date | null;
+  schemaVersion: number;
+  /** It was built before, or is being rebuilt over several turns up to pendingFrom. */
+  hasBuckets: boolean;
+}
+
+/** The summary's state, its row held (FOR UPDATE) until `tx` ends. */
+export async function lockSummary(
+  tx: EntityManager,
+  userId: string,
+  kind: SummaryKind,
+): Promise<SummaryState | undefined> {
+  const [row] = await sqlOf(tx).rows<{ pending_from: unknown; schema_version: number; has_buckets: boolean }>(
+    `select pending_from, schema_version,
+       exists (select 1 from glucose_buckets b where b.user_id = s.user_id and b.kind = s.kind) as has_buckets
+       from glucose_summaries s where user_id = ? and kind = ? for update`,
+    [userId, kind],
+  );
+  return (
+    row && { pendingFrom: rowDate(row.pending_from), schemaVersion: row.schema_version, hasBuckets: row.has_buckets }
+  );
+}
+
+/**
+ * The outdated summary longest in the queue, its row held until `tx` ends; rows other
+ * transactions hold are skipped (SKIP LOCKED), so instances share the queue without waiting.
+ */
+export async function nextOutdatedSummary(
+  tx: EntityManager,
+): Promise<{ userId: string; kind: SummaryKind; outdatedSince: Date | null } | undefined> {
+  const [next] = await sqlOf(tx).rows<{ user_id: string; kind: SummaryKind; outdated_since: unknown }>(
+    `select user_id, kind, outdated_since from glucose_summaries where outdated_since is not null
+      order by queued_at limit 1 for update skip locked`,
+  );
+  return next && { userId: next.user_id, kind: next.kind, outdatedSince: rowDate(next.outdated_since) };
+}
+
+/**
+ * Keeps a summary whose rebuild goes on at the next turn outdated, rebuilding from `until`, at
+ * the back of the queue. clock_timestamp: behind every summary outdated while this turn ran, not
+ * only before it began.
+ */
+export async function postponeSummary(
+  tx: EntityManager,
+  userId: string,
+  kind: SummaryKind,
+  until: Date,
+): Promise<void> {
+  await sqlOf(tx).run(
+    `update glucose_summaries set pending_from = ?, queued_at = clock_timestamp(), schema_version = ?
+      where user_id = ? and kind = ?`,
+    [until, SUMMARY_SCHEMA_VERSION, userId, kind],
+  );
+}
+
+/** An up-to-date summary as written: out of the queue, nothing pending. */
+export interface SummaryWrite {
+  userId: string;
+  kind: SummaryKind;
+  lastData: Date;
+  firstData: Date | null;
+  lastUploadDate: Date | null;
+  lastUpdatedDate: Date;
+  periods: SummaryPeriods;
+}
+
+export async function saveSummary(tx: EntityManager, summary: SummaryWrite): Promise<void> {
+  const { userId, kind, lastData, firstData, lastUploadDate, lastUpdatedDate, periods } = summary;
+  await sqlOf(tx).run(
+    `insert into glucose_summaries (user_id, kind, last_data, first_data, last_upload_date, last_updated_date,
+       outdated_since, queued_at, pending_from, periods, schema_version)
+     values (?, ?, ?, ?, ?, ?, null, null, null, ?, ?)
+     on conflict (user_id, kind) do update set last_data = excluded.last_data, first_data = excluded.first_data,
+       last_upload_date = excluded.last_upload_date, last_updated_date = excluded.last_updated_date,
+       outdated_since = null, queued_at = null, pending_from = null, periods = excluded.periods,
+       schema_version = excluded.schema_version`,
+    [
+      userId,
+      kind,
+      lastData,
+      firstData,
+      lastUploadDate,
+      lastUpdatedDate,
+      JSON.stringify(periods),
+      SUMMARY_SCHEMA_VERSION,
+    ],
+  );
+}
+
+/**
+ * Deletes the user's summaries with their buckets and period statistics: of one kind, or of
+ * every kind when `kind` is null (the account's deletion).
+ */
+export async function deleteSummaries(em: EntityManager, userId: string, kind: SummaryKind | null): Promise<void> {
+  const where = kind === null ? 'user_id = ?' : 'user_id = ? and kind = ?';
+  const params = kind === null ? [userId] : [userId, kind];
+  const sql = sqlOf(em);
+  await sql.run(`delete from glucose_buckets where ${where}`, params);
+  await sql.run(`delete from glucose_summaries where ${where}`, params);
+  await sql.run(`delete from glucose_period_stats where ${where}`, params);
+}
+
+/** Drops the summary's buckets from the hour `from` on. */
+export async function deleteBucketsFrom(
+  tx: EntityManager,
+  userId: string,
+  kind: SummaryKind,
+  from: Date,
+): Promise<void> {
+  await sqlOf(tx).run('delete from glucose_buckets where user_id = ? and kind = ? and hour >= ?', [userId, kind, from]);
+}
+
+/** Drops the summary's buckets before the hour `before`. */
+export async function deleteBucketsBefore(
+  tx: EntityManager,
+  userId: string,
+  kind: SummaryKind,
+  before: Date,
+): Promise<void> {
+  await sqlOf(tx).run('delete from glucose_buckets where user_id = ? and kind = ? and hour < ?', [
+    userId,
+    kind,
+    before,
+  ]);
+}
+
+/** Writes buckets 500 to a statement. */
+export async function insertBuckets(
+  tx: EntityManager,
+  userId: string,
+  kind: SummaryKind,
+  buckets: readonly HourBucket[],
+): Promise<void> {
+  for (let start = 0; start < buckets.length; start += 500) {
+    const slice = buckets.slice(start, start + 500);
+    await sqlOf(tx).run(
+      `insert into glucose_buckets (user_id, kind, hour, state) values ${slice.map(() => '(?, ?, ?, ?)').join(', ')}`,
+      slice.flatMap(({ hour, ...state }) => [userId, kind, new Date(hour), JSON.stringify(state)]),
+    );
+  }
+}
+
+export async function loadBuckets(tx: EntityManager, userId: string, kind: SummaryKind): Promise<HourBucket[]> {
+  const rows = await sqlOf(tx).rows<{ hour: unknown; state: Omit<HourBucket, 'hour'> }>(
+    'select hour, state from glucose_buckets where user_id = ? and kind = ?',
+    [userId, kind],
+  );
+  return rows.map((row) => ({ ...row.state, hour: rowDate(row.hour)!.getTime() }));
+}
+
+/** One row of glucose_period_stats: a period, or the one before it, as clinics see it. */
+export interface PeriodStatsRow {
+  period: PeriodKey;
+  previous: boolean;
+  stats: ExportedPeriod;
+}
+
+const PERIOD_STATS_COLUMNS = [
+  'user_id',
+  'kind',
+  'period',
+  'previous',
+  'last_data',
+  'last_upload_date',
+  ...EXPORTED_STAT_NAMES.map((name) => STAT_COLUMNS[name]),
+  'glycemia_risk_zone',
+];
+
+/** Replaces the user's glucose_period_stats rows of this kind, NULL for each statistic a row leaves out. */
+export async function replacePeriodStats(
+  tx: EntityManager,
+  {
+    userId,
+    kind,
+    lastData,
+    lastUploadDate,
+  }: { userId: string; kind: SummaryKind; lastData: Date; lastUploadDate: Date | null },
+  rows: readonly PeriodStatsRow[],
+): Promise<void> {
+  await sqlOf(tx).run('delete from glucose_period_stats where user_id = ? and kind = ?', [userId, kind]);
+  const values = rows.map(({ period, previous, stats }) => [
+    userId,
+    kind,
+    period,
+    previous,
+    lastData,
+    lastUploadDate,
+    ...EXPORTED_STAT_NAMES.map((name) => stats[name] ?? null),
+    stats.glycemiaRiskZone ?? null,
+  ]);
+  const placeholders = `(${PERIOD_STATS_COLUMNS.map(() => '?').join(', ')})`;
+  await sqlOf(tx).run(
+    `insert into glucose_period_stats (${PERIOD_STATS_COLUMNS.map((column) => `"${column}"`).join(', ')})
+     values ${values.map(() => placeholders).join(', ')}`,
+    values.flat(),
+  );
+}
+
+/** The CGM and BGM summaries of many users, current periods only (half of a stored summary), in one SELECT. */
+export async function summariesOf(em: EntityManager, userIds: readonly string[]): Promise<StoredSummary[][]> {
+  const rows = await sqlOf(em).rows(
+    `select user_id, kind, last_data, first_data, last_upload_date, last_updated_date, outdated_since,
+            periods->'periods' as periods
+       from glucose_summaries where user_id in (${placeholders(userIds.length)})`,
+    userIds,
+  );
+  const byUser = new Map<string, StoredSummary[]>(userIds.map((id) => [id, []]));
+  for (const row of rows)
+    byUser.get(row.user_id as string)?.push({
+      kind: row.kind as SummaryKind,
+      lastData: rowDate(row.last_data),
+      firstData: rowDate(row.first_data),
+      lastUploadDate: rowDate(row.last_upload_date),
+      lastUpdatedDate: rowDate(row.last_updated_date),
+      outdatedSince: rowDate(row.outdated_since),
+      periods: row.periods as StoredPeriods | null,
+    });
+  return userIds.map((id) => byUser.get(id) ?? []);
+}
+
+/** Each user's previous periods by kind, in one SELECT. */
+export async function previousPeriodsOf(
+  em: EntityManager,
+  userIds: readonly string[],
+): Promise<Partial<Record<SummaryKind, StoredPeriods>>[]> {
+  const rows = await sqlOf(em).rows<{ user_id: string; kind: SummaryKind; previous: StoredPeriods | null }>(
+    `select user_id, kind, periods->'offsetPeriods' as previous
+       from glucose_summaries where user_id in (${placeholders(userIds.length)})`,
+    userIds,
+  );
+  const byUser = new Map<string, Partial<Record<SummaryKind, StoredPeriods>>>(userIds.map((id) => [id, {}]));
+  for (const row of rows) if (row.previous) byUser.get(row.user_id)![row.kind] = row.previous;
+  return userIds.map((id) => byUser.get(id)!);
+}
+
+/** Sends `payload` on the NOTIFY `channel`, heard once `tx` commits. */
+export async function notify(tx: EntityManager, channel: string, payload: string): Promise<void> {
+  await sqlOf(tx).rows('select pg_notify(?, ?)', [channel, payload]);
+}

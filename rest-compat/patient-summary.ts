@@ -2,6 +2,7 @@ import { BGM_FIELDS, CGM_FIELDS } from '../src/domains/glucose/glucose-summary.t
 import { SUMMARY_SCHEMA_VERSION } from '../src/domains/glucose/glucose-summary.entity';
 import { THRESHOLDS_MMOL } from '../src/domains/glucose/summary/ranges';
 import { PERIODS } from '../src/domains/glucose/summary/periods';
+import { FLAGGED_STAT_NAMES } from '../src/domains/glucose/summary/statistics';
 import { SUMMARY_PERIOD } from './enums';
 
 /** Tidepool's period keys, each asked as its GraphQL period under an alias of its own. */
@@ -49,15 +50,12 @@ function present(values: Record<string, unknown>): Record<string, unknown> {
   return kept;
 }
 
-/** The statistics Tidepool flags with `has<Name>`: true when the clinic copy holds a value other than 0. */
-const FLAGGED = /^(timeIn|timeCGMUse|averageGlucoseMmol|glucoseManagementIndicator|totalRecords|averageDailyRecords)/;
 const flagName = (name: string) => `has${name[0]!.toUpperCase()}${name.slice(1)}`;
-/** Each flagged statistic's flag, computed once: a page of 50 patients has 2,000 periods to flag. */
-const FLAGS = new Map(
-  [...CGM_FIELDS, ...BGM_FIELDS]
-    .filter((name) => FLAGGED.test(name) && !name.endsWith('Delta'))
-    .map((name) => [name, flagName(name)]),
-);
+/**
+ * Each statistic Tidepool flags with `has<Name>` (true when the clinic copy holds a value other
+ * than 0) and its flag, computed once: a page of 50 patients has 2,000 periods to flag.
+ */
+const FLAGS = new Map<string, string>(FLAGGED_STAT_NAMES.map((name) => [name, flagName(name)]));
 /** Tidepool's clinic copy keeps CGM deviation and variation as plain numbers, 0 when unset. */
 const PLAIN_CGM = ['standardDeviation', 'coefficientOfVariation'].flatMap((name) => [name, `${name}Delta`]);
 

@@ -1,5 +1,5 @@
 import { oneParameter } from '../binary';
-import { isTideCategory } from '../../src/domains/clinics/tide/categories';
+import { isTideCategory, TIDE_STATS } from '../../src/domains/clinics/tide/categories';
 import { parseDataSources } from '../../src/domains/clinics/tide/data-sources';
 import { parseCutoff, parsePeriod, parseTags, TIDE_PERIODS } from '../../src/domains/clinics/tide/parameters';
 import { TideCategoryValue } from '../../src/domains/clinics/tide/tide.types';
@@ -84,9 +84,7 @@ function tideVariables({ params, query }: RestRequest) {
   };
 }
 
-const STAT_FIELDS = `averageGlucoseMmol glucoseManagementIndicator timeCGMUseMinutes timeCGMUsePercent timeInVeryLowPercent
-  timeInLowPercent timeInAnyLowPercent timeInTargetPercent timeInTargetPercentDelta timeInHighPercent
-  timeInVeryHighPercent timeInExtremeHighPercent timeInAnyHighPercent`;
+const STAT_FIELDS = TIDE_STATS.join(' ');
 
 const ENTRY_FIELDS = `patient { userId email fullName tags { id } reviews { clinicianId time }
   dataSources { ${DATA_SOURCE_FIELDS} } } lastData ${STAT_FIELDS}`;

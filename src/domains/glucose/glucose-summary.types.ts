@@ -1,9 +1,9 @@
 import { Field, Float, Int, ObjectType, registerEnumType } from 'type-graphql';
 import type { PeriodSummary, SummarySource } from './glucose.service';
 import type { ExportedPeriod } from './summary/export';
-import { STAT_NAMES } from './summary/periods';
 import { BgUnitsValue } from './glucose-units.types';
-import { BGM_STAT_NAMES, isGlucoseStat } from './period-stats';
+import { BGM_STAT_NAMES, isGlucoseStat, isIntegerStat } from './period-stats';
+import { STAT_NAMES } from './summary/statistics';
 import { fromMmol, type GlucoseUnits } from './summary/units';
 
 /** Summary periods: UPPER_SNAKE_CASE in GraphQL, Tidepool's keys inside. */
@@ -135,13 +135,10 @@ export function describeStatistic(name: string, withheld: boolean): string {
   return `${text}${withheld ? ' Null when too little data makes it misleading (as Tidepool’s clinic summaries leave it out).' : ''}`;
 }
 
-const INTEGER =
-  /^(timeIn\w+(Minutes|Records)|timeCGMUse(Minutes|Records)|totalRecords|hoursWithData|daysWithData)(Delta)?$/;
-
 /** Declares each statistic a nullable field of `target` (decorators applied in a loop: the list is long and uniform). */
 function statisticFields(target: object, names: readonly string[]): void {
   for (const name of names)
-    Field(() => (INTEGER.test(name) ? Int : Float), { nullable: true, description: describeStatistic(name, true) })(
+    Field(() => (isIntegerStat(name) ? Int : Float), { nullable: true, description: describeStatistic(name, true) })(
       target,
       name,
     );
@@ -149,7 +146,7 @@ function statisticFields(target: object, names: readonly string[]): void {
 
 const withDeltas = (names: readonly string[]) => names.flatMap((name) => [name, `${name}Delta`]);
 
-/** Tidepool's statistics of each kind of period, with their deltas. */
+/** Tidepool's statistics of each kind of period (summary/statistics.ts), with their deltas. */
 export const CGM_FIELDS = withDeltas(STAT_NAMES);
 export const BGM_FIELDS = withDeltas(BGM_STAT_NAMES);
 /** Islet's own: the mean glucose in the units asked for. */

@@ -1,5 +1,7 @@
-import { STAT_NAMES, type StatName } from './summary/periods';
+import { STAT_NAMES, statNamesOf, type StatName } from './summary/statistics';
 import type { SummaryKind } from './summary/buckets';
+
+export { isFractionStat, isGlucoseStat, isIntegerStat } from './summary/statistics';
 
 /**
  * The statistics of glucose_period_stats, the table clinics filter and sort their patients on
@@ -32,43 +34,16 @@ export const STAT_COLUMNS: Readonly<Record<ExportedStatName, string>> = Object.f
   EXPORTED_STAT_NAMES.map((name) => [name, statColumn(name)]),
 ) as Record<ExportedStatName, string>;
 
-/** Statistics counted in whole minutes or readings (and their deltas); the others are real numbers. */
-const INTEGER =
-  /^(timeIn\w+(Minutes|Records)|timeCGMUse(Minutes|Records)|totalRecords|hoursWithData|daysWithData)(Delta)?$/;
-export const isIntegerStat = (name: string): boolean => INTEGER.test(name);
-
-/** Statistics holding glucose (a mean, a spread, a reading, or the change of one), stored in mmol/L. */
-const GLUCOSE = /^(averageGlucoseMmol|standardDeviation|min|max)(Delta)?$/;
-export const isGlucoseStat = (name: string): boolean => GLUCOSE.test(name);
-
-/** Statistics that are shares of a whole: fractions from 0 to 1, their deltas from -1 to 1. */
-const FRACTION = /^(timeIn\w+Percent|timeCGMUsePercent)(Delta)?$/;
-export const isFractionStat = (name: string): boolean => FRACTION.test(name);
-
 const withDeltas = (names: readonly StatName[]) => names.flatMap((name) => [name, `${name}Delta` as const]);
 
-/**
- * The statistics a clinic filters and sorts patients on, per kind: every CGM statistic; for
- * fingersticks those counted by readings (no minutes, CGM use, GMI or hours), as Tidepool's
- * clinic service lists them. Each with its delta.
- */
 /** The statistics a fingerstick summary has: no minutes, CGM use or GMI (tidepool-semantics B.8). */
-export const BGM_STAT_NAMES: readonly StatName[] = STAT_NAMES.filter(
-  (name) =>
-    (/^timeIn.*(Percent|Records)$/.test(name) && name !== 'timeInExtremeHighRecords') ||
-    [
-      'averageGlucoseMmol',
-      'standardDeviation',
-      'coefficientOfVariation',
-      'averageDailyRecords',
-      'totalRecords',
-      'daysWithData',
-      'min',
-      'max',
-    ].includes(name),
-);
+export const BGM_STAT_NAMES: readonly StatName[] = statNamesOf('bgm');
 
+/**
+ * The statistics a clinic filters and sorts patients on, per kind, each with its delta: every
+ * statistic the kind's summary has (the catalogue's `kinds`), as Tidepool's clinic service lists them.
+ */
 export const FILTERABLE_STATS: Readonly<Record<SummaryKind, readonly ExportedStatName[]>> = {
-  cgm: withDeltas(STAT_NAMES),
+  cgm: withDeltas(statNamesOf('cgm')),
   bgm: withDeltas(BGM_STAT_NAMES),
 };

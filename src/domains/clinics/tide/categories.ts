@@ -1,28 +1,33 @@
+import type { ExportedStatName } from '../../glucose/period-stats';
+
 /**
  * The TIDE report's categories as data (Tidepool's clinic service, patients/repository
  * availableCategories): which CGM statistic each filters on and sorts by, and in what order the
  * default report asks them. Values are fractions from 0 to 1.
  */
 
-/** A CGM statistic of a period as glucose_period_stats names its column. */
-export const TIDE_STAT_COLUMNS = {
-  averageGlucoseMmol: 'average_glucose_mmol',
-  glucoseManagementIndicator: 'glucose_management_indicator',
-  timeCGMUseMinutes: 'time_cgm_use_minutes',
-  timeCGMUsePercent: 'time_cgm_use_percent',
-  timeInVeryLowPercent: 'time_in_very_low_percent',
-  timeInLowPercent: 'time_in_low_percent',
-  timeInAnyLowPercent: 'time_in_any_low_percent',
-  timeInTargetPercent: 'time_in_target_percent',
-  timeInTargetPercentDelta: 'time_in_target_percent_delta',
-  timeInHighPercent: 'time_in_high_percent',
-  timeInVeryHighPercent: 'time_in_very_high_percent',
-  timeInExtremeHighPercent: 'time_in_extreme_high_percent',
-  timeInAnyHighPercent: 'time_in_any_high_percent',
-} as const;
+/**
+ * The CGM statistics of a period the report reads and answers with, in the order Tidepool's
+ * TideResultPatient lists them (REST answers keep it). The statistics are the catalogue's
+ * (glucose/summary/statistics.ts); choosing these is the report's.
+ */
+export const TIDE_STATS = [
+  'averageGlucoseMmol',
+  'glucoseManagementIndicator',
+  'timeCGMUseMinutes',
+  'timeCGMUsePercent',
+  'timeInVeryLowPercent',
+  'timeInLowPercent',
+  'timeInAnyLowPercent',
+  'timeInTargetPercent',
+  'timeInTargetPercentDelta',
+  'timeInHighPercent',
+  'timeInVeryHighPercent',
+  'timeInExtremeHighPercent',
+  'timeInAnyHighPercent',
+] as const satisfies readonly ExportedStatName[];
 
-export type TideStat = keyof typeof TIDE_STAT_COLUMNS;
-export const TIDE_STATS = Object.keys(TIDE_STAT_COLUMNS) as TideStat[];
+export type TideStat = (typeof TIDE_STATS)[number];
 
 export type Operator = '>' | '>=' | '<' | '<=';
 

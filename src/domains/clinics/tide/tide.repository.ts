@@ -1,13 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sqlOf } from '../../../infra/database/sql-runner';
 import { arrayLiteral, rowDate } from '../../../kernel/sql';
+import { STAT_COLUMNS } from '../../glucose/period-stats';
 import { PATIENT_COLUMNS, toPatient, type PatientRow } from '../patients.repository';
 import {
   TIDE_CATEGORIES,
   TIDE_NO_DATA_AGE_MS,
   TIDE_NO_DATA_LIMIT,
   TIDE_PATIENT_LIMIT,
-  TIDE_STAT_COLUMNS,
   TIDE_STATS,
   type Condition,
   type TideCategoryKey,
@@ -37,8 +37,8 @@ export interface TideRows {
   noData: TideRow[] | null;
 }
 
-const column = (stat: TideStat) => TIDE_STAT_COLUMNS[stat];
-const STAT_COLUMNS = TIDE_STATS.map(column).join(', ');
+const column = (stat: TideStat) => STAT_COLUMNS[stat];
+const PICKED_STATS = TIDE_STATS.map(column).join(', ');
 
 /** A condition as SQL: NULL never passes a comparison, and always passes its negation (Mongo `$not`). */
 function conditionSql({ stat, operator, value, negated }: Condition): string {
@@ -68,7 +68,7 @@ function reportSql(order: readonly TideCategoryKey[]): string {
   const rank = rules.length
     ? `case category ${rules.map((rule, index) => `when ${index} then ${rule.descending ? '-' : ''}${column(rule.sortBy)}`).join(' ')} end`
     : 'null::float8';
-  const picked = `user_id, name, data_sources, last_data, ${STAT_COLUMNS}, category, sort_value`;
+  const picked = `user_id, name, data_sources, last_data, ${PICKED_STATS}, category, sort_value`;
   return `with candidates as materialized (
       select p.user_id, lower(p.full_name) as name, p.data_sources, s.last_data,
              ${TIDE_STATS.map((stat) => `s.${column(stat)}`).join(', ')}

@@ -1,31 +1,14 @@
 import { capitalised, STAT_NAMES, type PeriodWithDeltas, type StatName } from './periods';
 import { RANGES } from './ranges';
+import { alwaysKeptOf } from './statistics';
 import type { SummaryKind } from './buckets';
 
 /** A period as clinics see it: only the statistics Tidepool's clinic copy keeps (B.8). */
 export type ExportedPeriod = Partial<Record<StatName | `${StatName}Delta`, number>> & Partial<GlycemiaRisk>;
 
 const PERCENTS = RANGES.map((name) => `timeIn${capitalised(name)}Percent` as StatName);
-const ALWAYS = {
-  cgm: STAT_NAMES.filter((name) => /^timeIn.*(Minutes|Records)$/.test(name)).concat([
-    'timeCGMUseMinutes',
-    'timeCGMUseRecords',
-    'totalRecords',
-    'averageDailyRecords',
-    'hoursWithData',
-    'daysWithData',
-    'min',
-    'max',
-  ]),
-  // Tidepool's clinic API requires daysWithData on BGM periods too.
-  bgm: STAT_NAMES.filter((name) => /^timeIn.*Records$/.test(name)).concat([
-    'totalRecords',
-    'averageDailyRecords',
-    'daysWithData',
-    'min',
-    'max',
-  ]),
-} satisfies Record<SummaryKind, StatName[]>;
+/** What each kind's clinic copy keeps however little data there is (the catalogue says). */
+const ALWAYS: Record<SummaryKind, readonly StatName[]> = { cgm: alwaysKeptOf('cgm'), bgm: alwaysKeptOf('bgm') };
 
 /** Each statistic's delta name, built once: every summary read exports hundreds of them. */
 const DELTA = Object.fromEntries(STAT_NAMES.map((name) => [name, `${name}Delta` as const])) as {

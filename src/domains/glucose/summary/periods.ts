@@ -1,5 +1,8 @@
 import type { HourBucket, Moments, SummaryKind } from './buckets';
 import { RANGES, type RangeName } from './ranges';
+import { STAT_NAMES, type StatName } from './statistics';
+
+export { STAT_NAMES, type StatName };
 
 export const PERIODS = { '1d': 1, '7d': 7, '14d': 14, '30d': 30 } as const;
 export type PeriodKey = keyof typeof PERIODS;
@@ -7,29 +10,8 @@ export type PeriodKey = keyof typeof PERIODS;
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 
-type Capitalised<S extends string> = S extends `${infer First}${infer Rest}` ? `${Uppercase<First>}${Rest}` : S;
-type RangeStat = `timeIn${Capitalised<RangeName>}${'Percent' | 'Minutes' | 'Records'}`;
-
 /** Every statistic of one period, as Tidepool names them; 0 where it does not apply. */
-export type PeriodStats = Record<
-  | RangeStat
-  | 'timeCGMUsePercent'
-  | 'timeCGMUseMinutes'
-  | 'timeCGMUseRecords'
-  | 'averageGlucoseMmol'
-  | 'glucoseManagementIndicator'
-  | 'standardDeviation'
-  | 'coefficientOfVariation'
-  | 'averageDailyRecords'
-  | 'totalRecords'
-  | 'hoursWithData'
-  | 'daysWithData'
-  | 'min'
-  | 'max',
-  number
->;
-
-export type StatName = keyof PeriodStats;
+export type PeriodStats = Record<StatName, number>;
 
 /** A period with its deltas against the previous period of the same length (`<stat>Delta`). */
 export type PeriodWithDeltas = PeriodStats & Record<`${StatName}Delta`, number>;
@@ -131,23 +113,6 @@ function finalise(total: Aggregate, days: number, kind: SummaryKind): PeriodStat
   stats.max = total.max;
   return stats;
 }
-
-export const STAT_NAMES: readonly StatName[] = [
-  ...RANGES.flatMap((name) => ['Percent', 'Minutes', 'Records'].map((unit) => `timeIn${capitalised(name)}${unit}`)),
-  'timeCGMUsePercent',
-  'timeCGMUseMinutes',
-  'timeCGMUseRecords',
-  'averageGlucoseMmol',
-  'glucoseManagementIndicator',
-  'standardDeviation',
-  'coefficientOfVariation',
-  'averageDailyRecords',
-  'totalRecords',
-  'hoursWithData',
-  'daysWithData',
-  'min',
-  'max',
-] as StatName[];
 
 export interface SummaryPeriods {
   periods: Record<PeriodKey, PeriodWithDeltas>;

@@ -1,7 +1,6 @@
-import { once } from 'node:events';
-import { PassThrough, Readable } from 'node:stream';
-import ExcelJS from 'exceljs';
+import { Readable } from 'node:stream';
 import { csvRecord } from '../../../kernel/csv';
+import { XlsxStream } from '../../../infra/xlsx/xlsx-stream';
 import {
   CBG_COLUMNS,
   cellsOf,
@@ -68,52 +67,27 @@ export function csvExport(source: ExportSource): Readable {
   );
 }
 
-/** Waits until `out` wants more (or is gone), so a slow client holds the reads rather than memory. */
-async function roomIn(out: PassThrough): Promise<void> {
-  await new Promise(setImmediate);
-  if (!out.writableNeedDrain || out.destroyed) return;
-  await Promise.race([once(out, 'drain'), once(out, 'close')]);
-}
-
-async function writeSheet(
-  workbook: ExcelJS.stream.xlsx.WorkbookWriter,
-  out: PassThrough,
-  name: string,
-  columns: readonly string[],
-  batches: AsyncIterable<Cell[][]>,
-): Promise<void> {
-  const sheet = workbook.addWorksheet(name);
-  sheet.addRow([...columns]).commit();
-  for await (const rows of batches) {
-    for (const row of rows) sheet.addRow(row).commit();
-    if (out.destroyed) throw new Error('The export’s reader went away');
-    await roomIn(out);
-  }
-  sheet.commit();
-}
-
 async function* sheetBatches(source: ExportSource, type: 'cbg' | 'smbg', columns: readonly string[]) {
   for await (const batch of source.readings([type])) yield batch.map((reading) => readingCells(reading, columns));
 }
 
 /**
- * An Excel workbook through exceljs's streaming writer, one sheet per kind (cbg, smbg, uploads),
- * each written whole before the next (a zip holds one entry at a time), straight into the stream.
+ * An Excel workbook, one sheet per kind (cbg, smbg, uploads), each written whole before the next
+ * (a zip holds one entry at a time), straight into the stream (src/infra/xlsx).
  */
 export function xlsxExport(source: ExportSource): Readable {
-  const out = new PassThrough();
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: false, useSharedStrings: false });
+  const workbook = new XlsxStream(['cbg', 'smbg', 'uploads']);
   const write = async () => {
-    await writeSheet(workbook, out, 'cbg', CBG_COLUMNS, sheetBatches(source, 'cbg', CBG_COLUMNS));
-    await writeSheet(workbook, out, 'smbg', SMBG_COLUMNS, sheetBatches(source, 'smbg', SMBG_COLUMNS));
+    await workbook.sheet(CBG_COLUMNS, sheetBatches(source, 'cbg', CBG_COLUMNS));
+    await workbook.sheet(SMBG_COLUMNS, sheetBatches(source, 'smbg', SMBG_COLUMNS));
     const uploads = (async function* () {
       yield source.uploads().map((upload) => cellsOf(uploadRow(upload), UPLOAD_COLUMNS));
     })();
-    await writeSheet(workbook, out, 'uploads', UPLOAD_COLUMNS, uploads);
-    await workbook.commit();
+    await workbook.sheet(UPLOAD_COLUMNS, uploads);
+    await workbook.finish();
   };
-  write().catch((error: unknown) => out.destroy(error instanceof Error ? error : new Error(String(error))));
-  return out;
+  write().catch((error: unknown) => workbook.output.destroy(error instanceof Error ? error : new Error(String(error))));
+  return workbook.output;
 }
 
 export const WRITERS: Record<ExportFormat, (source: ExportSource) => Readable> = {

@@ -79,6 +79,8 @@ export interface Config {
   uploadsPerAccount: number;
   /** Data exports (downloads of a whole history) one caller may have streaming at once on one instance; more are refused (429). */
   exportsPerCaller: number;
+  /** AGPs each instance remembers, answered again while their readings are unchanged (0: none). */
+  rememberedAgps: number;
   /**
    * Glucose readings one account may store per hour of data (UTC, counting what is stored and
    * counts or will on its dataset's close); an upload that would pass it is refused whole.
@@ -255,6 +257,8 @@ export function loadConfig(env: Env = process.env): Config {
     uploadsPerAccount: integer(env, 'UPLOADS_PER_ACCOUNT', 16, 1, 10_000),
     // An export reads a whole history and holds a stream for as long as its client reads; people download one or two.
     exportsPerCaller: integer(env, 'EXPORTS_PER_CALLER', 2, 1, 1_000),
+    // A clinic's dashboard reading its patients' AGPs over and over; about 10 KB each.
+    rememberedAgps: integer(env, 'AGP_CACHE_ENTRIES', 2_000, 0, 1_000_000),
     // Four times the 60 a summary counts per hour (tidepool-semantics B.4): room for re-uploads, none for floods.
     glucoseReadingsPerHour: integer(env, 'GLUCOSE_READINGS_PER_HOUR', 240, 61, 100_000),
     // About a quarter of a second of updater work; 60 days of 5-minute CGM data fit in one turn.

@@ -166,15 +166,19 @@ export async function createServices({
   const patientExport = new PatientExportService(clinics, exportsInFlight, baseUrl);
   const patientInvites = new PatientInvitesService(clinics, patients);
   const tide = new TideService(clinics);
-  const agp = new AgpService(access, async (scope, clinicId, userId) => {
-    const patient = await patients.get(scope, clinicId, userId);
-    const clinic = await clinics.reached(scope, clinicId);
-    return {
-      permissions: patient.permissions,
-      timezone: clinic.timezone ?? null,
-      units: clinic.preferredBgUnits as GlucoseUnits,
-    };
-  });
+  const agp = new AgpService(
+    access,
+    async (scope, clinicId, userId) => {
+      const patient = await patients.get(scope, clinicId, userId);
+      const clinic = await clinics.reached(scope, clinicId);
+      return {
+        permissions: patient.permissions,
+        timezone: clinic.timezone ?? null,
+        units: clinic.preferredBgUnits as GlucoseUnits,
+      };
+    },
+    config.rememberedAgps,
+  );
   const inviteeAccounts: InviteeAccounts = {
     verifiedAddresses: async (em, userId) => {
       const account = await users.findById(em, userId);

@@ -42,6 +42,8 @@ export interface LoadOptions {
    * work harder shows it even where throughput is too noisy to.
    */
   databaseCpu?: boolean;
+  /** A path (with query) for each request in turn, instead of `url`'s every time. */
+  nextPath?: () => string;
 }
 
 export const BENCH_SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -97,6 +99,9 @@ export async function load(name: string, options: LoadOptions, floor?: string): 
     body: options.body,
     connections: options.connections ?? 16,
     duration: options.seconds ?? BENCH_SECONDS,
+    ...(options.nextPath && {
+      requests: [{ setupRequest: (request: autocannon.Request) => ({ ...request, path: options.nextPath!() }) }],
+    }),
   });
   return {
     name,

@@ -20,14 +20,30 @@ export interface WindowReadings {
   datasetZone: (string | null)[];
 }
 
-/** The window's readings, and where they sit. */
+/** The window's readings, where they sit, and the revision of the data they were read from. */
 export interface AgpRows {
   window: AgpWindow | null;
   readings: WindowReadings;
+  revision: string | null;
 }
 
 /**
- * The active CGM readings of the AGP's window in one statement: the newest counted reading
+ * The CGM summary row's transaction id (`xmin`): every change to a user's CGM readings marks that
+ * row outdated in the change's own transaction (glucose.service.ts, summaries.repository.ts
+ * `markOutdated`), which writes a new version of the row with the writer's id, and the updater's
+ * rewrite of it gives another. So an unchanged `xmin` means unchanged readings; null without a row.
+ */
+const REVISION = `(select xmin::text from glucose_summaries where user_id = $1 and kind = 'cgm')`;
+
+/** The revision of the user's CGM readings (see REVISION), one index lookup. */
+export async function readingsRevision(em: EntityManager, userId: string): Promise<string | null> {
+  const { rows } = await sqlOf(em).bound<{ revision: string | null }>(`select ${REVISION} as revision`, [userId]);
+  return rows[0]!.revision;
+}
+
+/**
+ * The active CGM readings of the AGP's window in one statement, with their revision from the same
+ * snapshot: the newest counted reading
  * anchors it, as it anchors the summary (summary-store.ts `updateSummary`), and one range scan of
  * the user's index reads only the columns the AGP needs.
  *
@@ -46,7 +62,11 @@ export async function windowReadings(
   period: AgpPeriod,
   now: number,
 ): Promise<AgpRows> {
-  const { rows } = await sqlOf(em).bound<{ last: number | null; readings: StatementColumns | null }>(
+  const { rows } = await sqlOf(em).bound<{
+    last: number | null;
+    readings: StatementColumns | null;
+    revision: string | null;
+  }>(
     `with newest as (
        select max(time) as last from glucose_readings
         where user_id = $1 and type = 'cbg' and active and time >= $2 and time <= $3)
@@ -66,14 +86,16 @@ export async function windowReadings(
                                 and r.time >= date_bin('1 hour', n.last, timestamptz '1970-01-01 00:00:00+00')
                                               - $4::int * interval '1 hour') r
                      window w as (order by time, id)
-                      order by time, id) r) as readings
+                      order by time, id) r) as readings,
+            ${REVISION} as revision
        from newest n`,
     [userId, new Date(now - PAST_MS), new Date(now + DAY_MS), AGP_PERIODS[period] * 24 - 1],
   );
-  const { last, readings } = rows[0]!;
+  const { last, readings, revision } = rows[0]!;
   return {
     window: last === null ? null : agpWindow(last, period),
     readings: columns(readings ?? [[], [], [], []]),
+    revision,
   };
 }
 

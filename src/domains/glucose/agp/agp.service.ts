@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { forbidden, invalid } from '../../../kernel/errors';
 import type { Scope } from '../../../kernel/scope';
 import { isKnownTimeZone } from '../../../kernel/time-zones';
@@ -7,7 +8,7 @@ import { localMinuteOfDay, localOffset, type LocalTimeHints } from '../local-tim
 import { Acceptance } from '../summary/buckets';
 import type { GlucoseUnits } from '../summary/units';
 import { AGP_PERIODS, agpBinsByMinute, DEFAULT_AGP_PERIOD, type AgpBin, type AgpPeriod } from './agp';
-import { windowReadings, type WindowReadings } from './agp.repository';
+import { readingsRevision, windowReadings, type WindowReadings } from './agp.repository';
 
 /** The Ambulatory Glucose Profile of one period (agp.ts has the definition). */
 export interface Agp {
@@ -51,15 +52,39 @@ interface Computation {
 }
 
 /**
+ * How long a remembered AGP may answer while its readings are unchanged. The window is anchored
+ * on the newest reading no more than a day ahead of now, so time alone can move it only for a
+ * reading stamped that far ahead; this bounds how late such a reading joins.
+ */
+const REMEMBERED_MS = 5 * 60_000;
+
+/** An AGP computed from the readings at `revision` (agp.repository.ts). */
+interface Remembered {
+  revision: string;
+  agp: Agp;
+}
+
+/**
  * The AGP: readers of the patient's data (docs/decisions.md, access rules) read it; inside a
  * clinic, the clinic's rules for its patients' summaries (a patient granting the clinic anything).
+ *
+ * Dashboards read the same patients' AGPs again and again while their readings change every few
+ * minutes at most: each instance remembers its `rememberedAgps` latest AGPs, and answers one again
+ * only after checking, in one index lookup, that the readings' revision is the one it was computed
+ * from (so every instance answers what the database holds). Access is checked, and logged, on
+ * every read before the cache is asked.
  */
 export class AgpService {
+  private readonly remembered: LRUCache<string, Remembered> | null;
+
   constructor(
     private readonly access: AccessPolicy,
     private readonly clinicPatient: ClinicPatientLookup,
+    rememberedAgps: number,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.remembered = rememberedAgps > 0 ? new LRUCache({ max: rememberedAgps, ttl: REMEMBERED_MS }) : null;
+  }
 
   async agp(scope: Scope, userId: string, args: AgpArgs): Promise<Agp> {
     assertUserId(userId);
@@ -90,10 +115,25 @@ export class AgpService {
     return this.compute(scope, patient.userId, { period, units: args.units, callerZone, clinicZone: patient.timezone });
   }
 
-  private async compute(scope: Scope, userId: string, { period, units, ...zones }: Computation): Promise<Agp> {
-    const { window, readings } = await windowReadings(scope.em, userId, period, this.now());
+  /** The AGP remembered for these readings, else computed (and remembered when they have a revision). */
+  private async compute(scope: Scope, userId: string, computation: Computation): Promise<Agp> {
+    const { period, units, callerZone, clinicZone } = computation;
+    const key = [userId, period, units, callerZone ?? '', clinicZone ?? ''].join('\u0000');
+    const remembered = this.remembered?.get(key);
+    if (remembered && remembered.revision === (await readingsRevision(scope.em, userId))) return remembered.agp;
+    const { agp, revision } = await this.computeNow(scope, userId, computation);
+    if (revision !== null) this.remembered?.set(key, { revision, agp });
+    return agp;
+  }
+
+  private async computeNow(
+    scope: Scope,
+    userId: string,
+    { period, units, ...zones }: Computation,
+  ): Promise<{ agp: Agp; revision: string | null }> {
+    const { window, readings, revision } = await windowReadings(scope.em, userId, period, this.now());
     const { minuteOfDay, mmol } = acceptedByLocalMinute(readings, zones);
-    return {
+    const agp = {
       period,
       units,
       from: window && new Date(window.from),
@@ -101,6 +141,7 @@ export class AgpService {
       readings: mmol.length,
       bins: agpBinsByMinute(minuteOfDay, mmol, units),
     };
+    return { agp, revision };
   }
 }
 

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { PassThrough, type Readable } from 'node:stream';
+import { PassThrough } from 'node:stream';
 import archiver from 'archiver';
 import { escapeXmlText, sheetRowXml, type SheetCell } from './sheet-xml';
 
@@ -61,16 +61,18 @@ function packageParts(sheetNames: readonly string[]): [name: string, xml: string
  * cost seconds.
  */
 export class XlsxStream {
+  /** The zip's bytes. */
+  readonly output = new PassThrough();
   private readonly archive = archiver('zip', { zlib: { level: 6 } });
   private written = 0;
+  /** The sheet being written. */
+  private entry: PassThrough | null = null;
 
   constructor(private readonly sheetNames: readonly string[]) {
+    // Whatever fails inside the zip reaches the reader through `output`; once that is gone, nothing is left to tell.
+    this.archive.on('error', (error) => this.output.destroy(error));
+    this.archive.pipe(this.output);
     for (const [name, xml] of packageParts(sheetNames)) this.archive.append(XML_DECLARATION + xml, { name });
-  }
-
-  /** The zip's bytes. */
-  get output(): Readable {
-    return this.archive;
   }
 
   /**
@@ -81,18 +83,19 @@ export class XlsxStream {
     this.written += 1;
     if (this.written > this.sheetNames.length) throw new Error('More sheets than the workbook names');
     const name = `xl/worksheets/sheet${this.written}.xml`;
-    const entry = new PassThrough();
-    const done = this.entryDone(name);
+    const entry = (this.entry = new PassThrough());
+    const taken = this.taken(name);
     this.archive.append(entry, { name });
-    await this.put(entry, `${XML_DECLARATION}<worksheet xmlns="${MAIN}"><sheetData>${sheetRowXml(1, columns)}`);
+    await this.put(`${XML_DECLARATION}<worksheet xmlns="${MAIN}"><sheetData>${sheetRowXml(1, columns)}`);
     let row = 2;
     for await (const rows of batches)
       for (let start = 0; start < rows.length; start += ROWS_PER_WRITE) {
         const xml = rows.slice(start, start + ROWS_PER_WRITE).map((cells) => sheetRowXml(row++, cells));
-        await this.put(entry, xml.join(''));
+        await this.put(xml.join(''));
       }
     entry.end('</sheetData></worksheet>');
-    await done;
+    await taken;
+    this.assertReaderThere();
   }
 
   /** Ends the zip once every sheet is written. */
@@ -101,26 +104,38 @@ export class XlsxStream {
     await this.archive.finalize();
   }
 
-  /** Settles once the zip has taken the whole entry `name`, or failed. */
-  private entryDone(name: string): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const settle = (error?: Error) => {
-        this.archive.off('entry', taken).off('error', settle);
-        if (error) reject(error);
-        else resolve();
+  /** Stops writing and hands `error` to the reader: the workbook is cut, never ended as if whole. */
+  fail(error: Error): void {
+    this.output.destroy(error);
+    this.entry?.destroy();
+    this.archive.abort();
+  }
+
+  /** Settles once the zip has taken the whole entry `name`, or its reader is gone. */
+  private taken(name: string): Promise<void> {
+    return new Promise((resolve) => {
+      const settle = () => {
+        this.archive.off('entry', entryTaken);
+        this.output.off('close', settle);
+        resolve();
       };
-      const taken = (entry: archiver.EntryData) => {
+      const entryTaken = (entry: archiver.EntryData) => {
         if (entry.name === name) settle();
       };
-      this.archive.on('entry', taken).on('error', settle);
+      this.archive.on('entry', entryTaken);
+      this.output.on('close', settle);
     });
   }
 
   /** Writes to the sheet's entry; past its buffer, waits until the zip (and so the reader) took it. */
-  private async put(entry: PassThrough, xml: string): Promise<void> {
-    if (this.archive.destroyed) throw new Error('The workbook’s reader went away');
-    if (entry.write(xml)) return;
-    await Promise.race([once(entry, 'drain'), once(this.archive, 'close')]);
-    if (this.archive.destroyed) throw new Error('The workbook’s reader went away');
+  private async put(xml: string): Promise<void> {
+    this.assertReaderThere();
+    if (this.entry!.write(xml)) return;
+    await Promise.race([once(this.entry!, 'drain'), once(this.output, 'close')]);
+    this.assertReaderThere();
+  }
+
+  private assertReaderThere(): void {
+    if (this.output.destroyed) throw new Error('The workbook’s reader went away');
   }
 }

@@ -86,7 +86,7 @@ export function xlsxExport(source: ExportSource): Readable {
     await workbook.sheet(UPLOAD_COLUMNS, uploads);
     await workbook.finish();
   };
-  write().catch((error: unknown) => workbook.output.destroy(error instanceof Error ? error : new Error(String(error))));
+  write().catch((error: unknown) => workbook.fail(error instanceof Error ? error : new Error(String(error))));
   return workbook.output;
 }
 

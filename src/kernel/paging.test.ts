@@ -1,5 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
-import { assertFirst, decodeCursor, encodeCursor, pageArgs, pageOf, PAGE_SIZE, type SortKey } from './paging';
+import {
+  assertFirst,
+  decodeCursor,
+  encodeCursor,
+  isTimeAndIdKey,
+  pageArgs,
+  pageOf,
+  PAGE_SIZE,
+  type SortKey,
+} from './paging';
 
 /** The key of a list sorted by one text id. */
 const isIdKey = (key: SortKey) => key.length === 1 && typeof key[0] === 'string';
@@ -33,6 +42,25 @@ describe('cursors', () => {
     ['a key of another length', Buffer.from(JSON.stringify([1, 'l', ['a', 'b']])).toString('base64url')],
   ])('refuse %s', (_case, cursor) => {
     expect(() => decodeCursor(cursor, 'l', 'after', isIdKey)).toThrow(expect.objectContaining({ code: 'INVALID' }));
+  });
+});
+
+describe('the time-and-id key check most lists use', () => {
+  const isKey = isTimeAndIdKey(/^[0-9a-f]{4}$/);
+
+  it("takes a date-time and an id of the list's shape", () => {
+    expect(isKey(['2024-01-02T03:04:05.000Z', 'beef'])).toBe(true);
+  });
+
+  it.each([
+    [['2024-01-02T03:04:05.000Z']],
+    [['2024-01-02T03:04:05.000Z', 'beef', 'x']],
+    [['not a time', 'beef']],
+    [[1704164645000, 'beef']],
+    [['2024-01-02T03:04:05.000Z', 'BEEF']],
+    [['2024-01-02T03:04:05.000Z', 1234]],
+  ])('refuses %p', (key) => {
+    expect(isKey(key as SortKey)).toBe(false);
   });
 });
 

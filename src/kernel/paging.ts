@@ -51,6 +51,19 @@ export function encodeCursor(list: string, key: SortKey): string {
 export type KeyCheck = (key: SortKey) => boolean;
 
 /**
+ * The key check of a list sorted by a time (ISO 8601 text), then a unique id matching `id`:
+ * most lists' cursors; a key of another shape is refused (decodeCursor).
+ */
+export const isTimeAndIdKey =
+  (id: RegExp): KeyCheck =>
+  (key) =>
+    key.length === 2 &&
+    typeof key[0] === 'string' &&
+    !Number.isNaN(Date.parse(key[0])) &&
+    typeof key[1] === 'string' &&
+    id.test(key[1]);
+
+/**
  * The sort key a cursor of `list` holds; a cursor that does not decode, is of another list, or
  * whose key `valid` refuses, is refused.
  */

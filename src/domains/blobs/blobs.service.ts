@@ -12,7 +12,7 @@ import {
 } from '../../kernel/content';
 import { conflict, invalid, notFound, unauthenticated } from '../../kernel/errors';
 import { isAuthenticated } from '../../kernel/principal';
-import { hexId } from '../../kernel/ids';
+import { hexId, ID32_PATTERN } from '../../kernel/ids';
 import type { CountedObjects } from '../../kernel/quota';
 import type { Scope } from '../../kernel/scope';
 import { assertUserId, truncate } from '../../kernel/validation';
@@ -20,13 +20,13 @@ import type { AccessPolicy, Requirement } from '../permissions/access-policy';
 import { BLOB_STATUSES, type BlobRecord, type BlobStatus } from './blob.entity';
 import { blobCounts, blobLoader, blobPages } from './blobs.loaders';
 import { completeBlob, insertBlob, removeBlob, removeBlobsOf, type BlobFilter } from './blobs.repository';
-import { pageArgs, pageOf, type PageArgs, type PagedList, type SortKey } from '../../kernel/paging';
+import { isTimeAndIdKey, pageArgs, pageOf, type PageArgs, type PagedList } from '../../kernel/paging';
 
 /** docs/decisions.md, access rules: uploaders and custodians may add blobs; only owners, custodians and servers read them. */
 const MAY_WRITE: Requirement = ['upload', 'custodian'];
 const MAY_READ: Requirement = ['custodian'];
 
-export const BLOB_ID_PATTERN = /^[0-9a-z]{32}$/;
+export const BLOB_ID_PATTERN = ID32_PATTERN;
 
 export interface NewBlob {
   mediaType?: string;
@@ -53,12 +53,7 @@ export function assertBlobId(value: string, field = 'blobId'): string {
 }
 
 /** A blob list's sort key: the created time (ISO 8601) and the id. */
-const isBlobKey = (key: SortKey) =>
-  key.length === 2 &&
-  typeof key[0] === 'string' &&
-  !Number.isNaN(Date.parse(key[0])) &&
-  typeof key[1] === 'string' &&
-  BLOB_ID_PATTERN.test(key[1]);
+const isBlobKey = isTimeAndIdKey(BLOB_ID_PATTERN);
 
 /** Cursors of one user's blob list fit no other list. */
 const blobListOf = (userId: string) => `blobs:${userId}`;

@@ -1,5 +1,4 @@
 import { invalid } from '../../kernel/errors';
-import type { SortKey } from '../../kernel/paging';
 import { truncate } from '../../kernel/validation';
 
 /** Clinic, invite and tag ids: 24 lowercase hex characters (Tidepool's object ids). */
@@ -13,16 +12,3 @@ export function assertObjectId(value: string, field: string): string {
 }
 
 export const assertClinicId = (value: string, field = 'clinicId') => assertObjectId(value, field);
-
-/**
- * The cursor check of a list sorted by created time, then a unique name matching `name`: a
- * cursor whose key has another shape is refused (decodeCursor).
- */
-export const isTimeKey =
-  (name: RegExp) =>
-  (key: SortKey): boolean =>
-    key.length === 2 &&
-    typeof key[0] === 'string' &&
-    !Number.isNaN(Date.parse(key[0])) &&
-    typeof key[1] === 'string' &&
-    name.test(key[1]);

@@ -1,11 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { conflict, forbidden, notFound } from '../../kernel/errors';
 import { hexId } from '../../kernel/ids';
-import { pageArgs, pageOf, type PagedList } from '../../kernel/paging';
+import { isTimeAndIdKey, pageArgs, pageOf, type PagedList } from '../../kernel/paging';
 import type { Scope } from '../../kernel/scope';
 import { assertUserId } from '../../kernel/validation';
 import { assertSelfOrServer, type ClinicAccounts, type DatedAddress } from './clinic-accounts';
-import { assertObjectId, isTimeKey } from './clinic-ids';
+import { assertObjectId } from './clinic-ids';
 import type { ClinicianInviteRecord, ClinicianRecord } from './clinician.entity';
 import { clinicianCounts, clinicianKey, clinicianLoader, clinicianPages } from './clinicians.loaders';
 import {
@@ -48,7 +48,7 @@ export interface ClinicianChanges {
 }
 
 /** Cursors of a clinic's clinician list: created time, then `m<userId>` or `i<inviteId>`. */
-const isClinicianKey = isTimeKey(/^(m[0-9a-f-]{10,36}|i[0-9a-f]{24})$/);
+const isClinicianKey = isTimeAndIdKey(/^(m[0-9a-f-]{10,36}|i[0-9a-f]{24})$/);
 
 const inviteView = (invite: ClinicianInviteRecord): ClinicianView => ({
   clinicId: invite.clinicId,

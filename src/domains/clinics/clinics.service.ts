@@ -1,12 +1,12 @@
 import { forbidden, notFound, unauthenticated } from '../../kernel/errors';
 import { hexId } from '../../kernel/ids';
-import { pageArgs, pageOf, type PageArgs, type PagedList, type SortKey } from '../../kernel/paging';
+import { isTimeAndIdKey, pageArgs, pageOf, type PageArgs, type PagedList, type SortKey } from '../../kernel/paging';
 import { isAuthenticated } from '../../kernel/principal';
 import { holdBelowQuota, type CountedObjects } from '../../kernel/quota';
 import type { Scope } from '../../kernel/scope';
 import { assertSelfOrServer, type ClinicAccounts } from './clinic-accounts';
 import { checkClinicFields, type ClinicFields } from './clinic-fields';
-import { assertClinicId, isTimeKey, OBJECT_ID_PATTERN } from './clinic-ids';
+import { assertClinicId, OBJECT_ID_PATTERN } from './clinic-ids';
 import type { ClinicRecord, PatientTagValue } from './clinic.entity';
 import { clinicLoader, patientTagsLoader } from './clinics.loaders';
 import {
@@ -34,7 +34,7 @@ export interface ClinicFilter {
 }
 
 /** A clinic list's sort key: created time (ISO 8601), then id. */
-const isClinicKey = isTimeKey(OBJECT_ID_PATTERN);
+const isClinicKey = isTimeAndIdKey(OBJECT_ID_PATTERN);
 
 const clinicKey = (clinic: ClinicRecord): SortKey => [clinic.createdTime.toISOString(), clinic.id];
 

@@ -2,7 +2,7 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Mail, MailQueue, MailRequester } from '../../infra/mail/mail';
 import { conflict, notFound } from '../../kernel/errors';
-import { hexId } from '../../kernel/ids';
+import { HEX_ID32_PATTERN, hexId } from '../../kernel/ids';
 import type { ConfirmationRecord, ConfirmationStatus, ConfirmationType } from './confirmation.entity';
 import { hashConfirmationKey, isConfirmationKey, newConfirmationKey } from './confirmation-keys';
 import {
@@ -120,7 +120,7 @@ export class ConfirmationStore {
     types: readonly ConfirmationType[],
     id: string,
   ): Promise<ConfirmationRecord | null> {
-    if (!/^[0-9a-f]{32}$/.test(id)) return null;
+    if (!HEX_ID32_PATTERN.test(id)) return null;
     return pendingConfirmationById(tx, types, id);
   }
 

@@ -10,7 +10,7 @@ import type { CountedObjects } from '../../kernel/quota';
 import type { Scope } from '../../kernel/scope';
 import { assertUserId } from '../../kernel/validation';
 import { assertBlobId, BLOB_ID_PATTERN } from '../blobs/blobs.service';
-import { pageArgs, pageOf, type PageArgs, type PagedList, type SortKey } from '../../kernel/paging';
+import { isTimeAndIdKey, pageArgs, pageOf, type PageArgs, type PagedList } from '../../kernel/paging';
 import { MAY_READ_DATA, type AccessPolicy, type Requirement } from '../permissions/access-policy';
 import type { DeviceLogRecord } from './device-log.entity';
 import { logCounts, logPages } from './device-logs.loaders';
@@ -38,12 +38,7 @@ export interface DeviceLogWindow {
 }
 
 /** A log list's sort key: the created time (ISO 8601) and the id. */
-const isLogKey = (key: SortKey) =>
-  key.length === 2 &&
-  typeof key[0] === 'string' &&
-  !Number.isNaN(Date.parse(key[0])) &&
-  typeof key[1] === 'string' &&
-  BLOB_ID_PATTERN.test(key[1]);
+const isLogKey = isTimeAndIdKey(BLOB_ID_PATTERN);
 
 /** What DEVICE_LOG_QUOTA counts. */
 const DEVICE_LOGS: CountedObjects = { kind: 'deviceLogs', table: 'device_logs', name: 'device logs' };

@@ -3,7 +3,7 @@ import type { OwnerAccounts } from '../../kernel/accounts';
 import type { IncomingContent } from '../../kernel/content';
 import { conflict, forbidden, invalid, notFound, unauthenticated } from '../../kernel/errors';
 import { isAuthenticated } from '../../kernel/principal';
-import { hexId } from '../../kernel/ids';
+import { HEX_ID32_PATTERN, hexId, ID32_PATTERN } from '../../kernel/ids';
 import type { CountedObjects } from '../../kernel/quota';
 import type { Scope } from '../../kernel/scope';
 import { assertUserId } from '../../kernel/validation';
@@ -36,7 +36,7 @@ import { deleteSummaries, markOutdated, type StoredSummary } from './summaries.r
 import type { SummaryKind } from './summary/buckets';
 import { exportPeriod, type ExportedPeriod } from './summary/export';
 import { PERIODS, type PeriodKey } from './summary/periods';
-import { pageArgs, pageOf, type PageArgs, type PagedList, type SortKey } from '../../kernel/paging';
+import { isTimeAndIdKey, pageArgs, pageOf, type PageArgs, type PagedList } from '../../kernel/paging';
 import { readRecords } from './record-body';
 import { KIND_OF, updateSummary } from './summary-store';
 import { announceSummaryChange } from './summary-feed';
@@ -53,7 +53,7 @@ export interface LinkedDataSource {
 /** docs/decisions.md, access rules: uploaders, custodians (and clinics holding either) write; `view` or custodian reads. */
 const MAY_UPLOAD: Requirement = ['upload', 'custodian'];
 const MAY_READ: Requirement = MAY_READ_DATA;
-const DATASET_ID = /^[0-9a-f]{32}$/;
+const DATASET_ID = HEX_ID32_PATTERN;
 
 export function assertDatasetId(id: string, field = 'datasetId'): string {
   if (!DATASET_ID.test(id)) throw invalid(`${field} must be 32 lowercase hexadecimal characters`, field);
@@ -375,16 +375,8 @@ const datasetListOf = (userId: string) => `datasets:${userId}`;
 
 /** What DATASET_QUOTA counts: every dataset, open or closed. */
 const DATASETS: CountedObjects = { kind: 'datasets', table: 'datasets', name: 'datasets' };
-const isCreatedKey = (key: SortKey) =>
-  key.length === 2 &&
-  typeof key[0] === 'string' &&
-  !Number.isNaN(Date.parse(key[0])) &&
-  DATASET_ID.test(String(key[1]));
-const isTimeKey = (key: SortKey) =>
-  key.length === 2 &&
-  typeof key[0] === 'string' &&
-  !Number.isNaN(Date.parse(key[0])) &&
-  /^[0-9a-z]{32}$/.test(String(key[1]));
+const isCreatedKey = isTimeAndIdKey(DATASET_ID);
+const isTimeKey = isTimeAndIdKey(ID32_PATTERN);
 const emptyList = <T>(list: string, args: PageArgs): PagedList<T> => ({
   page: pageOf<T>(list, args, [], () => []),
   count: async () => 0,

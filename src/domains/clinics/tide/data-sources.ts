@@ -1,5 +1,6 @@
 import { invalid } from '../../../kernel/errors';
 import { isStorableDateTime } from '../../../kernel/validation';
+import { OBJECT_ID_PATTERN } from '../clinic-ids';
 
 /**
  * A cloud data source of a patient (a Dexcom or Abbott account linked to Tidepool), as Tidepool's
@@ -21,7 +22,6 @@ export type DataSourceState = (typeof DATA_SOURCE_STATES)[number];
 /** More than any account links (one per provider); bounds what one request stores. */
 export const MAX_DATA_SOURCES = 20;
 
-const OBJECT_ID = /^[a-f0-9]{24}$/;
 const TIMES = ['modifiedTime', 'expirationTime', 'latestDataTime'] as const;
 
 /**
@@ -44,7 +44,7 @@ export function parseDataSources(body: unknown): PatientDataSource[] {
       throw invalid(`${at}.state must be one of ${DATA_SOURCE_STATES.join(', ')}`, `${at}.state`);
     const source: PatientDataSource = { providerName, state: state as DataSourceState };
     if (dataSourceId !== undefined && dataSourceId !== null) {
-      if (typeof dataSourceId !== 'string' || !OBJECT_ID.test(dataSourceId))
+      if (typeof dataSourceId !== 'string' || !OBJECT_ID_PATTERN.test(dataSourceId))
         throw invalid(`${at}.dataSourceId must be 24 lowercase hexadecimal characters`, `${at}.dataSourceId`);
       source.dataSourceId = dataSourceId;
     }

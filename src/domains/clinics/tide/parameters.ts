@@ -1,12 +1,12 @@
 import { invalid } from '../../../kernel/errors';
 import { parseDateTime } from '../../../kernel/validation';
 import { DEFAULT_CATEGORIES, isTideCategory, type TideCategoryKey } from './categories';
+import { OBJECT_ID_PATTERN } from '../clinic-ids';
 
 export const TIDE_PERIODS = ['1d', '7d', '14d', '30d'] as const;
 export type TidePeriod = (typeof TIDE_PERIODS)[number];
 
 const PERIOD = /^(1d|7d|14d|30d)$/;
-const OBJECT_ID = /^[a-f0-9]{24}$/;
 const ZERO_TIME = new Date('0001-01-01T00:00:00Z').getTime();
 
 /** A TIDE request as a transport hands it over: strings and lists, not yet checked. */
@@ -48,7 +48,7 @@ export function parseTags(
   list = 'a comma-separated list',
 ): string[] {
   if (!values?.length) throw invalid(`${field} is required: ${list} of patient tag ids`, field);
-  const tags = [...new Set(values.filter((value) => OBJECT_ID.test(value)))];
+  const tags = [...new Set(values.filter((value) => OBJECT_ID_PATTERN.test(value)))];
   if (!tags.length)
     throw invalid(`${field} must hold at least one patient tag id: 24 lowercase hexadecimal characters`, field);
   return tags;

@@ -92,37 +92,3 @@ export function contentHeaders(stored: { mediaType: string; size?: number | null
     Digest: `MD5=${stored.digestMD5}`,
   };
 }
-
-/** A query parameter given once, or undefined when absent. */
-export function oneParameter(query: Record<string, unknown>, name: string): string | undefined {
-  const value = query[name];
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string') throw invalid(`query parameter "${name}" must be given once`, name);
-  return value;
-}
-
-/** A query parameter that may repeat or list values separated by commas. */
-export function listParameter(query: Record<string, unknown>, name: string): string[] | undefined {
-  const value = query[name];
-  if (value === undefined) return undefined;
-  const values = (Array.isArray(value) ? value : [value]).flatMap((item) =>
-    typeof item === 'string' ? item.split(',') : [''],
-  );
-  if (values.some((item) => item.trim() === '')) throw invalid(`query parameter "${name}" has an empty value`, name);
-  return values.map((item) => item.trim());
-}
-
-export function integerParameter(query: Record<string, unknown>, name: string): number | undefined {
-  const value = query[name];
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || !/^-?\d{1,9}$/.test(value))
-    throw invalid(`query parameter "${name}" must be an integer`, name);
-  return Number(value);
-}
-
-export function dateTimeParameter(query: Record<string, unknown>, name: string): string {
-  const value = query[name];
-  if (value === undefined) throw invalid(`query parameter "${name}" is required`, name);
-  if (typeof value !== 'string') throw invalid(`query parameter "${name}" must be given once`, name);
-  return parseDateTime(value, name).toISOString();
-}

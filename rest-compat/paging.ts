@@ -1,6 +1,6 @@
 import { invalid } from '../src/kernel/errors';
 import { assertLegacyPaging, PAGE_SIZE } from '../src/kernel/paging';
-import { integerParameter } from './binary';
+import { integerParameter } from './query-parameters';
 import type { RestRequest, RestRoute } from './route';
 
 /** GraphQL's Int: no list is that long, so a deeper window is past every list's end. */

@@ -3,7 +3,7 @@ import {
   parsePatientListQuery,
   type PatientListQuery,
 } from '../src/domains/clinics/patient-list-query';
-import { listParameter, oneParameter } from './binary';
+import { listParameter, oneParameter } from './query-parameters';
 import type { RestRequest } from './route';
 
 const RECORD_PARAMETERS = ['search', 'sort', 'lastReviewed'];

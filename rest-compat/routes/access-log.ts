@@ -1,5 +1,5 @@
 import { parseDateTime } from '../../src/kernel/validation';
-import { oneParameter } from '../binary';
+import { oneParameter } from '../query-parameters';
 import { LegacyEnum } from '../enums';
 import {
   arrayOf,

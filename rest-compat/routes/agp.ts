@@ -3,7 +3,7 @@ import type { AgpService, Agp } from '../../src/domains/glucose/agp/agp.service'
 import { agpSvg } from '../../src/domains/glucose/agp/agp-svg';
 import { AGP_PERIODS } from '../../src/domains/glucose/agp/agp';
 import type { Scope } from '../../src/kernel/scope';
-import { oneParameter } from '../binary';
+import { oneParameter } from '../query-parameters';
 import { BG_UNITS } from '../enums';
 import { arrayOf, dateTime, integer, object, queryParameter, string } from '../openapi/schemas';
 import type { ContentRoute, JsonSchema, ParameterDoc } from '../route';

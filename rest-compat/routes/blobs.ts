@@ -1,6 +1,7 @@
 import { invalid } from '../../src/kernel/errors';
 import { compact } from '../body';
-import { blobContent, contentHeaders, integerParameter, listParameter } from '../binary';
+import { blobContent, contentHeaders } from '../binary';
+import { integerParameter, listParameter } from '../query-parameters';
 import type { ContentRoute, RestRoute } from '../route';
 import type { BlobsService } from '../../src/domains/blobs/blobs.service';
 import { BLOB_STATUS } from '../enums';

@@ -1,7 +1,7 @@
 import type { PatientExportService } from '../../src/domains/clinics/patient-export.service';
 import type { GlucoseUnits } from '../../src/domains/glucose/summary/units';
 import { invalid } from '../../src/kernel/errors';
-import { oneParameter } from '../binary';
+import { oneParameter } from '../query-parameters';
 import { BG_UNITS } from '../enums';
 import { PATIENT_LIST_PARAMETERS } from '../openapi/clinic-patients';
 import { legacyEnum, queryParameter } from '../openapi/schemas';

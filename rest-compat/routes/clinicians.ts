@@ -1,4 +1,4 @@
-import { oneParameter } from '../binary';
+import { oneParameter } from '../query-parameters';
 import { jsonObject, optionalJsonObject, without, withTypes } from '../body';
 import { CLINICIAN_ROLE } from '../enums';
 import type { RestRequest, RestRoute } from '../route';

@@ -1,6 +1,6 @@
 import { invalid } from '../../src/kernel/errors';
 import { parseDateTime } from '../../src/kernel/validation';
-import { integerParameter, oneParameter } from '../binary';
+import { booleanParameter, integerParameter, oneParameter } from '../query-parameters';
 import { jsonObject, without, withTypes, type JsonType } from '../body';
 import { BG_UNITS, CLINIC_SIZE, CLINIC_TYPE, CLINICIAN_ROLE } from '../enums';
 import type { RestRequest, RestRoute } from '../route';
@@ -158,13 +158,6 @@ export const CLINICIAN = object(
   },
   ['roles'],
 );
-
-function booleanParameter(query: Record<string, unknown>, name: string): boolean | undefined {
-  const value = oneParameter(query, name);
-  if (value === undefined) return undefined;
-  if (value !== 'true' && value !== 'false') throw invalid(`query parameter "${name}" must be true or false`, name);
-  return value === 'true';
-}
 
 function clinicFilter({ query }: RestRequest) {
   const time = (name: string) => {

@@ -2,7 +2,7 @@ import type { DataExportService } from '../../src/domains/glucose/data-export/da
 import type { ExportUnits } from '../../src/domains/glucose/data-export/export-rows';
 import { EXPORT_FORMATS, type ExportFormat } from '../../src/domains/glucose/data-export/writers';
 import { invalid } from '../../src/kernel/errors';
-import { dateTimeParameter, oneParameter } from '../binary';
+import { dateTimeParameter, oneParameter } from '../query-parameters';
 import { arrayOf, dateTime, object, queryParameter, string } from '../openapi/schemas';
 import type { ContentRoute } from '../route';
 

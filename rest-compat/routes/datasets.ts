@@ -2,7 +2,8 @@ import { Readable } from 'node:stream';
 import type { GlucoseService } from '../../src/domains/glucose/glucose.service';
 import type { StoredReading } from '../../src/domains/glucose/glucose.loaders';
 import { invalid } from '../../src/kernel/errors';
-import { dateTimeParameter, jsonUpload, listParameter } from '../binary';
+import { jsonUpload } from '../binary';
+import { dateTimeParameter, listParameter } from '../query-parameters';
 import { LegacyEnum } from '../enums';
 import { legacyPaging } from '../paging';
 import {

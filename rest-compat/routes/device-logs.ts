@@ -1,5 +1,6 @@
 import type { DeviceLogsService } from '../../src/domains/device-logs/device-logs.service';
-import { contentHeaders, dateTimeHeader, dateTimeParameter, digestHeader, jsonUpload } from '../binary';
+import { contentHeaders, dateTimeHeader, digestHeader, jsonUpload } from '../binary';
+import { dateTimeParameter } from '../query-parameters';
 import { legacyPaging } from '../paging';
 import {
   arrayOf,

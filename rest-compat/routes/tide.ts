@@ -1,9 +1,8 @@
-import { oneParameter } from '../binary';
+import { oneParameter, parseBoolParameter } from '../query-parameters';
 import { isTideCategory, TIDE_STATS } from '../../src/domains/clinics/tide/categories';
 import { parseDataSources } from '../../src/domains/clinics/tide/data-sources';
 import { parseCutoff, parsePeriod, parseTags, TIDE_PERIODS } from '../../src/domains/clinics/tide/parameters';
 import { TideCategoryValue } from '../../src/domains/clinics/tide/tide.types';
-import { invalid } from '../../src/kernel/errors';
 import { LegacyEnum, SUMMARY_PERIOD } from '../enums';
 import type { RestRequest, RestRoute } from '../route';
 import {
@@ -52,15 +51,6 @@ function items(query: Record<string, unknown>, name: string): string[] | undefin
     .filter((item) => item !== '');
 }
 
-/** Go's strconv.ParseBool, which Tidepool's generated server reads booleans with. */
-function booleanParameter(query: Record<string, unknown>, name: string): boolean | undefined {
-  const value = oneParameter(query, name);
-  if (value === undefined) return undefined;
-  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value)) return true;
-  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(value)) return false;
-  throw invalid(`query parameter "${name}" must be true or false`, name);
-}
-
 /**
  * Tidepool's TIDE query: the required parameters checked here so a bad one is a 400 naming it
  * (Tidepool validates them against its OpenAPI file first); `categories` keeps its known names in
@@ -80,7 +70,7 @@ function tideVariables({ params, query }: RestRequest) {
     tagIds: tags,
     lastDataCutoff,
     categories,
-    excludeNoData: booleanParameter(query, 'excludeNoData') ?? false,
+    excludeNoData: parseBoolParameter(query, 'excludeNoData') ?? false,
   };
 }
 

@@ -1,8 +1,8 @@
 import tseslint from 'typescript-eslint';
 
 /**
- * Imports point down (docs/architecture.md): composition root (main, app, service(s), entities,
- * cli) → transports (rest-compat, src/http, src/graphql, src/playground, auth/endpoints,
+ * Imports point down (docs/architecture.md): composition root (main, app, service(s), composition,
+ * entities, cli) → transports (rest-compat, src/http, src/graphql, src/playground, auth/endpoints,
  * auth/interactions) → the Services catalogue (service-catalog.ts) → domains, auth's core →
  * kernel, infra → config. ESLint's own
  * no-restricted-imports matches each import's specifier (relative paths as written; every file here
@@ -30,11 +30,12 @@ const faceTransport = {
   message: transport.message + ' Types and resolvers may use src/graphql/{connection,scalars,upload,live} only.',
 };
 const compositionRoot = {
-  // src/services.ts from src/x/y.ts is `../services`, from rest-compat/routes/ `../../src/services`.
+  // src/services.ts from src/x/y.ts is `../services`, from rest-compat/routes/ `../../src/services`;
+  // src/composition/ holds createServices' builders, as much the root as services.ts itself.
   // src/entities.ts is left out: tests at every layer open the ORM with its list of tables.
-  regex: `^${UP}(src/)?(services|app|service|main)$|^${UP}(src/)?cli(/|$)`,
+  regex: `^${UP}(src/)?(services|app|service|main)$|^${UP}(src/)?(cli|composition)(/|$)`,
   message:
-    'Imports point down: the composition root (main, app, service, services, cli) is imported by nothing; transports take the Services catalogue from src/service-catalog.ts.',
+    'Imports point down: the composition root (main, app, service, services, composition, cli) is imported by nothing; transports take the Services catalogue from src/service-catalog.ts.',
 };
 const authTransports = {
   // From auth's core: `./endpoints/...` (src/auth/x.ts) or `../interactions/...` (src/auth/oidc/x.ts).
@@ -129,6 +130,19 @@ const importBoundaries = [
   },
 ];
 
+/**
+ * Production files stay readable in one sitting: at most 400 lines a file and 80 a function, blank
+ * lines and comments not counted. Tests are left out: a suite's table of cases may run long.
+ */
+const sizeLimits = {
+  files: ['src/**/*.ts', 'rest-compat/**/*.ts', 'migrations/**/*.ts', 'playground/**/*.{ts,tsx}'],
+  ignores: ['**/*.test.ts', 'test/**'],
+  rules: {
+    'max-lines': ['error', { max: 400, skipBlankLines: true, skipComments: true }],
+    'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true, IIFEs: true }],
+  },
+};
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'test-output/', '.islet/'] },
   ...tseslint.configs.recommended,
@@ -149,4 +163,5 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   ...importBoundaries,
+  sizeLimits,
 );

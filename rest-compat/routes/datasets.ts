@@ -137,97 +137,110 @@ const DATASET_BODY = {
   ],
 };
 
-const datasetRoutes = (prefix: 'datasets' | 'data_sets'): RestRoute[] => [
-  {
-    method: 'post',
-    path: `/v1/users/:userId/${prefix}`,
-    doc: {
-      tag: 'Data',
-      summary: 'Open a dataset (an upload) for an account',
-      body: {
-        schema: DATASET_BODY,
-        example: {
-          type: 'upload',
-          dataSetType: 'continuous',
-          client: { name: 'org.example.uploader', version: '1.2.0' },
-          deduplicator: { name: 'org.tidepool.deduplicator.dataset.device.deactivate.hash' },
-          deviceId: 'DexG6_0123456789',
-          deviceManufacturers: ['Dexcom'],
-          deviceModel: 'G6',
-          timezone: 'America/Chicago',
-          timeProcessing: 'utc-bootstrapping',
-        },
+/** Where Tidepool's clients find datasets: both spellings of the path serve the same routes. */
+type DatasetPrefix = 'datasets' | 'data_sets';
+
+const openDataset = (prefix: DatasetPrefix): RestRoute => ({
+  method: 'post',
+  path: `/v1/users/:userId/${prefix}`,
+  doc: {
+    tag: 'Data',
+    summary: 'Open a dataset (an upload) for an account',
+    body: {
+      schema: DATASET_BODY,
+      example: {
+        type: 'upload',
+        dataSetType: 'continuous',
+        client: { name: 'org.example.uploader', version: '1.2.0' },
+        deduplicator: { name: 'org.tidepool.deduplicator.dataset.device.deactivate.hash' },
+        deviceId: 'DexG6_0123456789',
+        deviceManufacturers: ['Dexcom'],
+        deviceModel: 'G6',
+        timezone: 'America/Chicago',
+        timeProcessing: 'utc-bootstrapping',
       },
-      response: wrappedSchema(DATASET),
     },
-    document: `mutation ($input: CreateDatasetInput!) { createDataset(input: $input) { dataset { ${DATASET_FIELDS} } } }`,
-    variables: (request) => ({ input: datasetInput(request) }),
-    respond: (data) => wrapped(wireDataset((data.createDataset as Fields).dataset)),
-    status: 201,
+    response: wrappedSchema(DATASET),
   },
-  {
-    method: 'post',
-    path: `/v1/${prefix}/:datasetId/data`,
-    doc: {
-      tag: 'Data',
-      summary: 'Add records (cbg, smbg) to an open dataset',
-      body: {
-        mediaType: 'application/json',
-        description: 'A JSON array of at most 1,000 `cbg` and `smbg` records; one invalid record refuses them all',
-        schema: arrayOf(RECORD),
-        example: RECORD_EXAMPLES,
-      },
-      response: wrappedSchema(arrayOf({})),
+  document: `mutation ($input: CreateDatasetInput!) { createDataset(input: $input) { dataset { ${DATASET_FIELDS} } } }`,
+  variables: (request) => ({ input: datasetInput(request) }),
+  respond: (data) => wrapped(wireDataset((data.createDataset as Fields).dataset)),
+  status: 201,
+});
+
+const addDatasetData = (prefix: DatasetPrefix): RestRoute => ({
+  method: 'post',
+  path: `/v1/${prefix}/:datasetId/data`,
+  doc: {
+    tag: 'Data',
+    summary: 'Add records (cbg, smbg) to an open dataset',
+    body: {
+      mediaType: 'application/json',
+      description: 'A JSON array of at most 1,000 `cbg` and `smbg` records; one invalid record refuses them all',
+      schema: arrayOf(RECORD),
+      example: RECORD_EXAMPLES,
     },
-    body: 'binary',
-    document: 'mutation ($input: AddDatasetDataInput!) { addDatasetData(input: $input) { stored } }',
-    variables: (request) => {
-      const records = jsonUpload(request, 'The request has no body: send a JSON array of records');
-      return { input: { datasetId: request.params.datasetId, records } };
-    },
-    respond: () => wrapped([]),
-    status: 200,
+    response: wrappedSchema(arrayOf({})),
   },
-  {
-    method: 'put',
-    path: `/v1/${prefix}/:datasetId`,
-    doc: {
-      tag: 'Data',
-      summary: 'Close a dataset (the body is ignored)',
-      response: wrappedSchema(DATASET),
-    },
-    // Tidepool ignores the body and closes the dataset ({"dataState":"closed"} in its docs).
-    document: `mutation ($input: DatasetInput!) { closeDataset(input: $input) { dataset { ${DATASET_FIELDS} } } }`,
-    variables: (request) => ({ input: { id: request.params.datasetId } }),
-    respond: (data) => wrapped(wireDataset((data.closeDataset as Fields).dataset)),
-    status: 200,
+  body: 'binary',
+  document: 'mutation ($input: AddDatasetDataInput!) { addDatasetData(input: $input) { stored } }',
+  variables: (request) => {
+    const records = jsonUpload(request, 'The request has no body: send a JSON array of records');
+    return { input: { datasetId: request.params.datasetId, records } };
   },
-  {
-    method: 'delete',
-    path: `/v1/${prefix}/:datasetId`,
-    doc: { tag: 'Data', summary: 'Delete a dataset and its records' },
-    document: 'mutation ($input: DatasetInput!) { deleteDataset(input: $input) { deletedDatasetId } }',
-    variables: (request) => ({ input: { id: request.params.datasetId } }),
-    status: 204,
+  respond: () => wrapped([]),
+  status: 200,
+});
+
+const closeDataset = (prefix: DatasetPrefix): RestRoute => ({
+  method: 'put',
+  path: `/v1/${prefix}/:datasetId`,
+  doc: {
+    tag: 'Data',
+    summary: 'Close a dataset (the body is ignored)',
+    response: wrappedSchema(DATASET),
   },
-  {
-    method: 'get',
-    path: `/v1/users/:userId/${prefix}`,
-    doc: {
-      tag: 'Data',
-      summary: "An account's datasets",
-      parameters: LEGACY_PAGING,
-      response: arrayOf(DATASET),
-    },
-    document: `query ($userId: ID!, $first: Int, $after: String, $offset: Int) {
+  // Tidepool ignores the body and closes the dataset ({"dataState":"closed"} in its docs).
+  document: `mutation ($input: DatasetInput!) { closeDataset(input: $input) { dataset { ${DATASET_FIELDS} } } }`,
+  variables: (request) => ({ input: { id: request.params.datasetId } }),
+  respond: (data) => wrapped(wireDataset((data.closeDataset as Fields).dataset)),
+  status: 200,
+});
+
+const deleteDataset = (prefix: DatasetPrefix): RestRoute => ({
+  method: 'delete',
+  path: `/v1/${prefix}/:datasetId`,
+  doc: { tag: 'Data', summary: 'Delete a dataset and its records' },
+  document: 'mutation ($input: DatasetInput!) { deleteDataset(input: $input) { deletedDatasetId } }',
+  variables: (request) => ({ input: { id: request.params.datasetId } }),
+  status: 204,
+});
+
+const listDatasets = (prefix: DatasetPrefix): RestRoute => ({
+  method: 'get',
+  path: `/v1/users/:userId/${prefix}`,
+  doc: {
+    tag: 'Data',
+    summary: "An account's datasets",
+    parameters: LEGACY_PAGING,
+    response: arrayOf(DATASET),
+  },
+  document: `query ($userId: ID!, $first: Int, $after: String, $offset: Int) {
       datasets(userId: $userId, first: $first, after: $after, offset: $offset) { nodes { ${DATASET_FIELDS} } pageInfo { hasNextPage endCursor } } }`,
-    variables: (request) => {
-      return { userId: request.params.userId, ...DATASET_PAGES.variables(request) };
-    },
-    pages: DATASET_PAGES.pages,
-    respond: (data, _reply, request) => DATASET_PAGES.rows(data, request).map(wireDataset),
-    status: 200,
+  variables: (request) => {
+    return { userId: request.params.userId, ...DATASET_PAGES.variables(request) };
   },
+  pages: DATASET_PAGES.pages,
+  respond: (data, _reply, request) => DATASET_PAGES.rows(data, request).map(wireDataset),
+  status: 200,
+});
+
+const datasetRoutes = (prefix: DatasetPrefix): RestRoute[] => [
+  openDataset(prefix),
+  addDatasetData(prefix),
+  closeDataset(prefix),
+  deleteDataset(prefix),
+  listDatasets(prefix),
 ];
 
 export const glucoseRoutes: RestRoute[] = [

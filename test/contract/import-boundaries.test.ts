@@ -133,6 +133,16 @@ const refused: [string, string, string][] = [
   ],
   ['the kernel imports the composition root', 'src/kernel/probe.ts', "import type { Services } from '../services';"],
   [
+    "rest-compat imports the composition root's builders",
+    'rest-compat/routes/probe.ts',
+    "import type { Foundation } from '../../src/composition/foundation';",
+  ],
+  [
+    "a service imports the composition root's builders",
+    'src/domains/blobs/probe.service.ts',
+    "import { storedData } from '../../composition/stored-data';",
+  ],
+  [
     'the Services catalogue imports a transport',
     'src/service-catalog.ts',
     "import { realmRoutes } from './auth/endpoints';",
@@ -209,6 +219,11 @@ const allowed: [string, string, string][] = [
     'the composition root imports transports',
     'src/app.ts',
     "import { restRoutes } from '../rest-compat/routes';\nimport { realmsRouter } from './auth/endpoints/realm-router';\nimport type { Services } from './service-catalog';",
+  ],
+  [
+    "the composition root's builders wire domains, auth and infra",
+    'src/composition/probe.ts',
+    "import { UsersService } from '../domains/users/users.service';\nimport { Realms } from '../auth/realms';\nimport { DatabaseEvents } from '../infra/database/events';\nimport type { Services } from '../service-catalog';",
   ],
   [
     'the Services catalogue names domain and auth services',

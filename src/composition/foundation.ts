@@ -1,0 +1,42 @@
+import type { Config } from '../config';
+import type { AccountsExist } from '../kernel/accounts';
+import type { Scope } from '../kernel/scope';
+import { AccessPolicy } from '../domains/permissions/access-policy';
+import { clinicControl, clinicGrants } from '../domains/clinics/membership';
+import { PermissionsService } from '../domains/permissions/permissions.service';
+import { UsersService } from '../domains/users/users.service';
+import { ConfirmationStore } from '../domains/confirmations/confirmations.store';
+import type { Orm } from '../infra/database/orm';
+import type { Logger } from '../infra/logger';
+import { createMailer, type Mailer } from '../infra/mail/mailer';
+import type { ObjectStore } from '../infra/object-store/object-store';
+
+/** What the process hands the composition root (src/app.ts builds it from the configuration). */
+export interface ServiceDependencies {
+  config: Config;
+  logger: Logger;
+  orm: Orm;
+  objectStore: ObjectStore;
+  baseUrl: string;
+  secrets: { serverSecret: string; devClientSecret: string | undefined };
+}
+
+/** The services nearly every other one is built on: access checks, accounts, grants and mail. */
+export interface Foundation {
+  access: AccessPolicy;
+  mailer: Mailer;
+  confirmations: ConfirmationStore;
+  users: UsersService;
+  accountsExist: AccountsExist;
+  permissions: PermissionsService;
+}
+
+export function foundation({ config, logger, orm }: ServiceDependencies): Foundation {
+  const access = new AccessPolicy([clinicGrants], clinicControl);
+  const mailer = createMailer(config, () => orm.em.fork(), logger);
+  const confirmations = new ConfirmationStore(mailer.queue, config.confirmationLifetimes);
+  const users = new UsersService(access);
+  const accountsExist = (scope: Scope, ids: readonly string[]) => users.existing(scope, ids);
+  const permissions = new PermissionsService(access, accountsExist);
+  return { access, mailer, confirmations, users, accountsExist, permissions };
+}

@@ -10,6 +10,7 @@ import {
 } from '../glucose/period-stats';
 import { PERIODS, type PeriodKey } from '../glucose/summary/periods';
 import { toMmol, type GlucoseUnits } from '../glucose/summary/units';
+import { summaryJoins } from '../glucose/summaries.repository';
 import { CLINIC_PERIOD_STATS_TABLE } from './clinic-patient-period-stats.entity';
 
 /**
@@ -310,10 +311,7 @@ export function summarySql(
     if (sort.field in SUMMARY_DATES) {
       // Dates of the summary as a whole (not of a period): its own row, one primary-key probe.
       value = `d.${SUMMARY_DATES[sort.field as keyof typeof SUMMARY_DATES]}`;
-      result.joins.push(
-        `left join lateral (select first_data, outdated_since from glucose_summaries g` +
-          ` where g.user_id = p.user_id and g.kind = '${kind}' offset 0) d on true`,
-      );
+      result.joins.push(summaryJoins.summaryDates('d', 'p.user_id', kind));
     } else {
       const column =
         sort.field in PERIOD_DATES

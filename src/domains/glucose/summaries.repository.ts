@@ -284,3 +284,21 @@ export async function previousPeriodsOf(
 export async function notify(tx: EntityManager, channel: string, payload: string): Promise<void> {
   await sqlOf(tx).rows('select pg_notify(?, ?)', [channel, payload]);
 }
+
+/**
+ * Joins for other domains' statements: a clinic's TIDE report and patient list read summaries
+ * inside their own single statement, and the SQL on this domain's tables stays here.
+ */
+export const summaryJoins = {
+  /**
+   * `alias`: the current CGM period row, of the period bound by one `?` placeholder, of the user
+   * in `userIdColumn` (its columns null when there is none).
+   */
+  cgmPeriod: (alias: string, userIdColumn: string): string =>
+    `left join glucose_period_stats ${alias} on ${alias}.user_id = ${userIdColumn} and ${alias}.kind = 'cgm'` +
+    ` and ${alias}.period = ? and ${alias}.previous = false`,
+  /** `alias`: the summary's own dates (first_data, outdated_since) of `kind`, one primary-key probe. */
+  summaryDates: (alias: string, userIdColumn: string, kind: SummaryKind): string =>
+    `left join lateral (select first_data, outdated_since from glucose_summaries g` +
+    ` where g.user_id = ${userIdColumn} and g.kind = '${kind}' offset 0) ${alias} on true`,
+};

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { sqlOf } from '../../../infra/database/sql-runner';
 import { arrayLiteral, rowDate } from '../../../kernel/sql';
 import { STAT_COLUMNS } from '../../glucose/period-stats';
+import { summaryJoins } from '../../glucose/summaries.repository';
 import { PATIENT_COLUMNS, toPatient, type PatientRow } from '../patients.repository';
 import {
   TIDE_CATEGORIES,
@@ -73,8 +74,7 @@ function reportSql(order: readonly TideCategoryKey[]): string {
       select p.user_id, lower(p.full_name) as name, p.data_sources, s.last_data,
              ${TIDE_STATS.map((stat) => `s.${column(stat)}`).join(', ')}
         from clinic_patients p
-        left join glucose_period_stats s
-          on s.user_id = p.user_id and s.kind = 'cgm' and s.period = ? and s.previous = false
+        ${summaryJoins.cgmPeriod('s', 'p.user_id')}
        where p.clinic_id = ? and p.tags @> ?::text[]
     ), categorised as (
       select *, ${which} as category from candidates where last_data >= ?

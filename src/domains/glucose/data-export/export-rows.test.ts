@@ -5,7 +5,6 @@ import {
   CSV_COLUMNS,
   exportedReading,
   exportedUpload,
-  formulaSafe,
   readingCells,
   readingCsvCells,
   readingJson,
@@ -179,21 +178,5 @@ describe('table rows', () => {
       time: '2024-03-02T08:00:00Z',
       createdTime: '2024-03-02T08:00:01.000Z',
     });
-  });
-});
-
-describe('formula-safe cells', () => {
-  it.each(['=1+1', '+1', '-2', '@SUM(A1)', '\tx', '\rx'])('escapes text starting like a formula: %j', (text) => {
-    expect(formulaSafe(text)).toBe(`'${text}`);
-  });
-
-  it('leaves other text, numbers (negative too) and empty cells alone', () => {
-    expect([formulaSafe('DexG6'), formulaSafe(-5), formulaSafe(null), formulaSafe(''), formulaSafe('a=b')]).toEqual([
-      'DexG6',
-      -5,
-      null,
-      '',
-      'a=b',
-    ]);
   });
 });

@@ -210,7 +210,3 @@ export function uploadRow(upload: Record<string, unknown>): TableRow {
 
 /** Characters that make a spreadsheet read a cell as a formula (OWASP's CSV injection list). */
 export const FORMULA_START = /^[=+\-@\t\r]/;
-
-/** A text cell a spreadsheet shows as text: one starting like a formula gets a leading `'`. */
-export const formulaSafe = (value: Cell): Cell =>
-  typeof value === 'string' && FORMULA_START.test(value) ? `'${value}` : value;

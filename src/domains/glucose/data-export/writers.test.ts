@@ -28,6 +28,16 @@ describe('CSV escaping (RFC 4180 and formulas)', () => {
   });
 });
 
+describe('formula-safe cells', () => {
+  it.each(['=1+1', '+1', '-2', '@SUM(A1)', '\tx', '\rx'])('escapes text starting like a formula: %j', (text) => {
+    expect(csvLine([text]).replace(/^"/, '')).toMatch(/^'/);
+  });
+
+  it('leaves other text, numbers (negative too) and empty cells alone', () => {
+    expect(csvLine(['DexG6', -5, null, '', 'a=b'])).toBe('DexG6,-5,,,a=b\r\n');
+  });
+});
+
 describe('a failure part-way', () => {
   /** A source whose second batch fails, as a database outage mid-export would. */
   const failing = {

@@ -8,7 +8,7 @@ import { REQUEST_TIMEOUT_MS, uploadRequestTimeoutMs } from './http/request-deadl
 import type { Config } from './config';
 import { entities } from './entities';
 import { meterDatabasePool, migrate, openDatabase, type Orm } from './infra/database/orm';
-import { releaseLostConnections } from './infra/database/lost-connections';
+import { releaseLostConnectionsOf } from './infra/database/lost-connections';
 import { resolvePostgres, type PostgresServer } from './infra/database/postgres-server';
 import type { Logger } from './infra/logger';
 import { createObjectStore } from './infra/object-store';
@@ -83,7 +83,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   const objectStore = createObjectStore(config);
   const unmeterPool = await meterDatabasePool(orm);
   // Else a connection cut mid-transaction stays lent: the pool shrinks, and closing it waits for it.
-  releaseLostConnections(await orm.em.getConnection().getNativeClient());
+  await releaseLostConnectionsOf(orm);
 
   // Listening comes first because issuers derive from the bound port; until the app is built,
   // requests get a prompt 503 instead of waiting unanswered.

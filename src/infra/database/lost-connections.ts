@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import type { Orm } from './orm';
 
 /**
  * Gives back to `pool` every connection that is lost (its server side ended: a database restart,
@@ -29,4 +30,9 @@ export function releaseLostConnections(pool: pg.Pool): void {
     client.once('end', () => giveBackIfKept(client));
   });
   pool.on('release', (_error: Error | undefined, client: pg.PoolClient) => lent.delete(client));
+}
+
+/** releaseLostConnections on the ORM's own pool (MikroORM's pg Pool, `getNativeClient`). */
+export async function releaseLostConnectionsOf(orm: Orm): Promise<void> {
+  releaseLostConnections(await orm.em.getConnection().getNativeClient());
 }

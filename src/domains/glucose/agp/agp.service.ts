@@ -58,6 +58,14 @@ interface Computation {
  */
 const REMEMBERED_MS = 5 * 60_000;
 
+/** Where the AGP's readings and their revision come from: agp.repository.ts (a unit test gives its own). */
+export interface AgpReadings {
+  window: typeof windowReadings;
+  revision: typeof readingsRevision;
+}
+
+const FROM_DATABASE: AgpReadings = { window: windowReadings, revision: readingsRevision };
+
 /** An AGP computed from the readings at `revision` (agp.repository.ts). */
 interface Remembered {
   revision: string;
@@ -81,6 +89,7 @@ export class AgpService {
     private readonly access: AccessPolicy,
     private readonly clinicPatient: ClinicPatientLookup,
     rememberedAgps: number,
+    private readonly readings: AgpReadings = FROM_DATABASE,
     private readonly now: () => number = Date.now,
   ) {
     this.remembered = rememberedAgps > 0 ? new LRUCache({ max: rememberedAgps, ttl: REMEMBERED_MS }) : null;
@@ -120,7 +129,7 @@ export class AgpService {
     const { period, units, callerZone, clinicZone } = computation;
     const key = [userId, period, units, callerZone ?? '', clinicZone ?? ''].join('\u0000');
     const remembered = this.remembered?.get(key);
-    if (remembered && remembered.revision === (await readingsRevision(scope.em, userId))) return remembered.agp;
+    if (remembered && remembered.revision === (await this.readings.revision(scope.em, userId))) return remembered.agp;
     const { agp, revision } = await this.computeNow(scope, userId, computation);
     if (revision !== null) this.remembered?.set(key, { revision, agp });
     return agp;
@@ -131,7 +140,7 @@ export class AgpService {
     userId: string,
     { period, units, ...zones }: Computation,
   ): Promise<{ agp: Agp; revision: string | null }> {
-    const { window, readings, revision } = await windowReadings(scope.em, userId, period, this.now());
+    const { window, readings, revision } = await this.readings.window(scope.em, userId, period, this.now());
     const { minuteOfDay, mmol } = acceptedByLocalMinute(readings, zones);
     const agp = {
       period,

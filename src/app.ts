@@ -10,6 +10,7 @@ import { sweepExpired } from './auth/oidc/postgres-adapter';
 import type { Config } from './config';
 import { schemaFor } from './graphql/resolvers';
 import { createServices } from './services';
+import type { ServiceDependencies } from './composition/foundation';
 import type { Services } from './service-catalog';
 import { asAppError } from './infra/failures';
 import { realmRoutes } from './auth/endpoints';
@@ -41,21 +42,13 @@ import { sendOAuthError } from './auth/endpoints/oauth-errors';
 import { requestContext, requestedPath } from './http/request-context';
 import type { Orm } from './infra/database/orm';
 import type { Logger } from './infra/logger';
-import type { ObjectStore } from './infra/object-store/object-store';
 import type { ShutdownStep } from './infra/shutdown';
 import type { AppError } from './kernel/errors';
 import type { Scope } from './kernel/scope';
 import type { ApolloServer } from '@apollo/server';
 
-export interface AppDependencies {
-  config: Config;
-  logger: Logger;
-  orm: Orm;
-  objectStore: ObjectStore;
-  /** Public base URL; realm issuers live under it. */
-  baseUrl: string;
-  secrets: { serverSecret: string; devClientSecret: string | undefined };
-}
+/** What the process hands the app: the services' dependencies (src/composition/foundation.ts). */
+export type AppDependencies = ServiceDependencies;
 
 export interface IsletApp {
   handler: express.Express;

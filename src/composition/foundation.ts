@@ -17,6 +17,7 @@ export interface ServiceDependencies {
   logger: Logger;
   orm: Orm;
   objectStore: ObjectStore;
+  /** Public base URL; realm issuers live under it. */
   baseUrl: string;
   secrets: { serverSecret: string; devClientSecret: string | undefined };
 }

@@ -18,6 +18,7 @@ import { Migration20261127060000_grant_origins_and_address_times } from './Migra
 import { Migration20261127070000_glucose_summary_queue } from './Migration20261127070000_glucose_summary_queue';
 import { Migration20261127080000_mail_outbox } from './Migration20261127080000_mail_outbox';
 import { Migration20261127081000_confirmations } from './Migration20261127081000_confirmations';
+import { Migration20261127130000_rate_buckets } from './Migration20261127130000_rate_buckets';
 import type { Migration } from '@mikro-orm/migrations';
 
 type MigrationClass = new (...args: ConstructorParameters<typeof Migration>) => Migration;
@@ -56,4 +57,5 @@ export const migrations: { name: string; class: MigrationClass }[] = [
   { name: 'Migration20261127070000_glucose_summary_queue', class: Migration20261127070000_glucose_summary_queue },
   { name: 'Migration20261127080000_mail_outbox', class: Migration20261127080000_mail_outbox },
   { name: 'Migration20261127081000_confirmations', class: Migration20261127081000_confirmations },
+  { name: 'Migration20261127130000_rate_buckets', class: Migration20261127130000_rate_buckets },
 ];

@@ -15,6 +15,7 @@ import { PermissionGrantSchema } from './domains/permissions/permission-grant.en
 import { UserEmailSchema, UserSchema } from './domains/users/user.entity';
 import { PendingObjectSchema } from './infra/content/pending-object.entity';
 import { OutboundMailSchema } from './infra/mail/outbound-mail.entity';
+import { RateBucketSchema } from './infra/rate-limits/rate-bucket.entity';
 import { AccessLogHourSchema, AccessLogRecordSchema } from './domains/access-log/access-log.entity';
 
 /**
@@ -26,7 +27,7 @@ export const entities = [
   ...[UserSchema, UserEmailSchema],
   ...[PermissionGrantSchema],
   ...[BlobSchema, DeviceLogSchema, PendingObjectSchema],
-  ...[OutboundMailSchema],
+  ...[OutboundMailSchema, RateBucketSchema],
   ...[ClinicSchema, ClinicianSchema, ClinicianInviteSchema, ClinicPatientSchema, PatientTagSchema, PatientInviteSchema],
   ...[ClinicPatientPeriodStatsSchema],
   ...[DatasetSchema, GlucoseReadingSchema, GlucoseBucketSchema, GlucoseSummarySchema, GlucosePeriodStatsSchema],

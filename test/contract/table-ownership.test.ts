@@ -38,6 +38,7 @@ const OWNERS: Record<string, string> = {
   identity_links: 'src/auth/',
   outbound_mails: 'src/infra/mail/',
   pending_objects: 'src/infra/content/',
+  rate_buckets: 'src/infra/rate-limits/',
 };
 /** Tables a later migration dropped. */
 const RETIRED = ['access_log', 'access_log_entries'];

@@ -328,6 +328,32 @@ describe('token endpoint rate limit', () => {
       await limited.stop();
     }
   });
+
+  it('is one budget across instances: requests alternating between two meet one limit', async () => {
+    // One a second, bursts of two: the budget of a whole burst, shared.
+    const first = await startTestApp({ TOKEN_RATE_LIMIT: '1' });
+    const second = await startTestApp({
+      TOKEN_RATE_LIMIT: '1',
+      DATABASE_URL: first.database.url,
+      PUBLIC_URL: first.url,
+      DEV_CLIENT_SECRET: first.devClientSecret,
+    });
+    try {
+      const statuses: number[] = [];
+      for (const instance of [first, second, first, second]) {
+        const reply = await call(instance.url, '/realms/dev1/protocol/openid-connect/token', {
+          form: { grant_type: 'client_credentials', client_id: 'islet-dev', client_secret: first.devClientSecret },
+        });
+        statuses.push(reply.status);
+      }
+      // Bursts of two in all, whichever instance answers: per instance it would have been four.
+      expect(statuses.slice(0, 2)).toEqual([200, 200]);
+      expect(statuses.slice(2)).toContain(429);
+    } finally {
+      await second.stop();
+      await first.stop();
+    }
+  });
 });
 
 describe('signing-key rotation', () => {

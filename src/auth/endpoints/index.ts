@@ -1,7 +1,7 @@
 import express from 'express';
 import type { Config } from '../../config';
 import { rateLimit } from '../../http/rate-limit';
-import { RateLimiter } from '../../kernel/rate-limiter';
+import { SharedRateLimiter } from '../../infra/rate-limits/shared-rate-limiter';
 import type { Logger } from '../../infra/logger';
 import type { Services } from '../../service-catalog';
 import type { Orm } from '../../infra/database/orm';
@@ -33,7 +33,8 @@ function requireOpenIdScope(req: express.Request, res: express.Response, next: e
 /** Islet's own routes under /realms/{realm}, served before the realm's provider. */
 export function realmRoutes(services: Services, config: Config, logger: Logger, orm: Orm): express.Router {
   const router = express.Router();
-  const limiter = config.tokenRateLimit > 0 ? new RateLimiter(config.tokenRateLimit) : undefined;
+  // One budget for every instance (src/infra/rate-limits), not one each.
+  const limiter = config.tokenRateLimit > 0 ? new SharedRateLimiter(orm, config.tokenRateLimit) : undefined;
   router.post(
     '/protocol/openid-connect/token',
     rateLimit(limiter, (req, res) => `${realmOf(res).realm}:${req.ip}`),

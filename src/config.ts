@@ -259,7 +259,8 @@ export function loadConfig(env: Env = process.env): Config {
     exportsPerCaller: integer(env, 'EXPORTS_PER_CALLER', 2, 1, 1_000),
     // A clinic's dashboard reading its patients' AGPs over and over; about 10 KB each.
     rememberedAgps: integer(env, 'AGP_CACHE_ENTRIES', 2_000, 0, 1_000_000),
-    // Four times the 60 a summary counts per hour (tidepool-semantics B.4): room for re-uploads, none for floods.
+    // Four times the 60 a summary counts per hour (docs/summaries.md, Hourly buckets): room for
+    // re-uploads, none for floods.
     glucoseReadingsPerHour: integer(env, 'GLUCOSE_READINGS_PER_HOUR', 240, 61, 100_000),
     // About a quarter of a second of updater work; 60 days of 5-minute CGM data fit in one turn.
     summaryReadingsPerTurn: integer(env, 'SUMMARY_READINGS_PER_TURN', 20_000, 100, 10_000_000),

@@ -7,7 +7,7 @@ import { call, graphql } from '../support/http';
 /**
  * A realistic month of CGM wear uploaded through Tidepool's upload API, and every statistic of
  * every period checked against plain arithmetic over the same readings, written here from
- * tidepool-semantics B.2–B.8 (not the service's code).
+ * docs/summaries.md (not the service's code).
  */
 let app: TestApp;
 let patient: TestAccount;

@@ -1,7 +1,7 @@
 import { invalid } from '../../kernel/errors';
 import { isStorableDateTime } from '../../kernel/validation';
 
-/** How duplicates in an upload are recognised (tidepool-semantics C.3). */
+/** How duplicates in an upload are recognised (docs/summaries.md, Upload records). */
 export const DEDUPLICATORS = {
   'org.tidepool.deduplicator.none': 'none',
   'org.tidepool.deduplicator.dataset.drop.hash': 'dataset-hash',

@@ -25,7 +25,10 @@ const SUB_TYPES = ['linked', 'manual', 'scanned'];
 const DEVICE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
 const RECORD_ID = /^[0-9a-z]{32}$/;
 
-/** The fields of Tidepool's base datum, glucose, cbg and smbg (tidepool-semantics C.1); others are refused. */
+/**
+ * The fields of Tidepool's base datum, glucose, cbg and smbg (docs/summaries.md, Upload records);
+ * others are refused.
+ */
 const KNOWN = new Set([
   ...['type', 'time', 'deviceId', 'deviceTime', 'timezone', 'timezoneOffset', 'clockDriftOffset'],
   ...['conversionOffset', 'id', 'notes', 'tags', 'source', 'annotations', 'associations', 'location'],

@@ -2,7 +2,7 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import type { HourBucket } from './summary/buckets';
 import type { SummaryPeriods } from './summary/periods';
 
-/** Tidepool's summary schema version these buckets and periods follow (tidepool-semantics B.2). */
+/** Tidepool's summary schema version these buckets and periods follow (docs/summaries.md, Ranges). */
 export const SUMMARY_SCHEMA_VERSION = 6;
 
 /**

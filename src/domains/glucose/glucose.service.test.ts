@@ -266,7 +266,7 @@ describe('summaries', () => {
         expect(previous!.averageGlucoseMmol).toBeCloseTo(6.8076, 3);
         // The delta clinics see against the day before: 7.3362 − 6.8076.
         expect(summary!.period.averageGlucoseMmolDelta).toBeCloseTo(0.5286, 3);
-        // Coverage too low for percentages and GMI: left out, not zero (tidepool-semantics B.8).
+        // Coverage too low for percentages and GMI: left out, not zero (docs/summaries.md, What the clinic copy keeps).
         expect(previous).not.toHaveProperty('timeInTargetPercent');
         expect(previous).not.toHaveProperty('glucoseManagementIndicator');
         // The day's percentages have no delta: the day before had none.

@@ -36,7 +36,10 @@ export const STAT_COLUMNS: Readonly<Record<ExportedStatName, string>> = Object.f
 
 const withDeltas = (names: readonly StatName[]) => names.flatMap((name) => [name, `${name}Delta` as const]);
 
-/** The statistics a fingerstick summary has: no minutes, CGM use or GMI (tidepool-semantics B.8). */
+/**
+ * The statistics a fingerstick summary has: no minutes, CGM use or GMI (docs/summaries.md, What
+ * the clinic copy keeps).
+ */
 export const BGM_STAT_NAMES: readonly StatName[] = statNamesOf('bgm');
 
 /**

@@ -43,7 +43,7 @@ export interface SummaryUpdate {
 }
 
 /**
- * Brings one summary up to date (tidepool-semantics B.4–B.10), in the caller's transaction:
+ * Brings one summary up to date (docs/summaries.md, from Hourly buckets to Updates), in the caller's transaction:
  * buckets from the hour of the earliest pending record onward are rebuilt from the records,
  * earlier ones kept; then every period is recomputed from the buckets. Answers false when the
  * rebuild took its share of readings and goes on at the next call.

@@ -26,7 +26,7 @@ export interface Moments {
   squares: number;
 }
 
-/** The readings of one UTC hour, as Tidepool's summaries keep them (tidepool-semantics B.4). */
+/** The readings of one UTC hour, as Tidepool's summaries keep them (docs/summaries.md, Hourly buckets). */
 export interface HourBucket {
   /** Epoch milliseconds of the hour's start. */
   hour: number;

@@ -1,4 +1,4 @@
-/** Minutes a CGM reading stands for when its device says nothing (tidepool-semantics B.3). */
+/** Minutes a CGM reading stands for when its device says nothing (docs/summaries.md, Minutes). */
 const DEFAULT_CGM_MINUTES = 5;
 
 /**

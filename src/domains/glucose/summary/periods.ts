@@ -120,8 +120,8 @@ export interface SummaryPeriods {
 }
 
 /**
- * Every period and its previous ("offset") period from the hourly buckets (tidepool-semantics
- * B.5–B.7). The anchor is the newest bucket's hour: period `Nd` covers the hours in
+ * Every period and its previous ("offset") period from the hourly buckets (docs/summaries.md,
+ * Periods, Formulas, Deltas). The anchor is the newest bucket's hour: period `Nd` covers the hours in
  * (T − N days, T], its offset (T − 2N days, T − N days]. Deltas are current − previous; the
  * offset periods carry deltas against the period before them, as Tidepool's do.
  */

@@ -1,6 +1,6 @@
 /**
  * Tidepool's glucose ranges, in mmol/L (summary schema version 6). Classification is by the
- * stored (normalised) mmol/L value, so whole mg/dL values fall as tidepool-semantics B.2 lists:
+ * stored (normalised) mmol/L value, so whole mg/dL values fall as docs/summaries.md, Ranges lists:
  * 54 mg/dL is very low and 70 mg/dL low, unlike the usual clinical "<54" / "<70" reading.
  */
 export const THRESHOLDS_MMOL = { veryLow: 3.0, low: 3.9, high: 10.0, veryHigh: 13.9, extremeHigh: 19.4 } as const;

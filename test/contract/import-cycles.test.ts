@@ -1,21 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from '@jest/globals';
+import { productionFiles, ROOT as root } from './production-files';
 
 /**
  * No circle of imports among production modules (docs/architecture.md, "Layers"), type-only
  * imports included: a circle makes load order matter and hides which module is below which.
  */
-const root = path.resolve(__dirname, '../..');
 const IMPORT = /\b(?:from|import|require)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g;
-
-function productionFiles(dir: string): string[] {
-  return fs.readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((entry) => {
-    const file = path.join(dir, entry.name);
-    if (entry.isDirectory()) return productionFiles(file);
-    return /\.tsx?$/.test(entry.name) && !entry.name.endsWith('.test.ts') ? [file] : [];
-  });
-}
 
 /** The production files `file` imports by relative path. */
 function importsOf(file: string, source: string): string[] {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from '@jest/globals';
+import { productionFiles, ROOT as root } from './production-files';
 
 /**
  * One way to the database (docs/architecture.md): production code runs hand-written SQL only
@@ -8,7 +9,6 @@ import { describe, expect, it } from '@jest/globals';
  * the entity manager's transaction and are counted for the request. The ORM's connection, its
  * `execute`, and the driver-level helpers are for src/infra/database alone.
  */
-const root = path.resolve(__dirname, '../..');
 
 /** Where the other ways are allowed: the runner's own layer. */
 const RUNNER_LAYER = 'src/infra/database/';
@@ -19,14 +19,6 @@ const BEING_CONVERTED: readonly string[] = [];
 /** `em.execute`, `tx.execute`, `getConnection()` (its `execute`, `getClient`, `stream`…), the driver-level helpers. */
 const OTHER_WAY =
   /\.execute\s*[<(]|\bexecuteBound\b|\bexecutePrepared\b|\bgetConnection\s*\(|\bgetNativeClient\b|\bgetKysely\b/;
-
-function productionFiles(dir: string): string[] {
-  return fs.readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((entry) => {
-    const file = `${dir}/${entry.name}`;
-    if (entry.isDirectory()) return productionFiles(file);
-    return entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') ? [file] : [];
-  });
-}
 
 /** `file:line` of every line of `file` that runs SQL another way. */
 function otherWaysIn(file: string): string[] {

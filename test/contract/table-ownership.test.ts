@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from '@jest/globals';
+import { productionFiles, ROOT as root } from './production-files';
 
 /**
  * Every table has one owner (docs/architecture.md, "Layers"): only the owner's folder writes SQL
@@ -8,7 +9,6 @@ import { describe, expect, it } from '@jest/globals';
  * repository exports (for example `summaryJoins` of src/domains/glucose/summaries.repository.ts,
  * which the clinics' TIDE report and patient sort join).
  */
-const root = path.resolve(__dirname, '../..');
 
 const OWNERS: Record<string, string> = {
   users: 'src/domains/users/',
@@ -53,14 +53,6 @@ function foreignTables(file: string, source: string): string[] {
     .map(([, table]) => table!)
     .filter((table) => Object.hasOwn(OWNERS, table) && !file.startsWith(OWNERS[table]!))
     .map((table) => `${file}: ${table}`);
-}
-
-function productionFiles(dir: string): string[] {
-  return fs.readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((entry) => {
-    const file = `${dir}/${entry.name}`;
-    if (entry.isDirectory()) return productionFiles(file);
-    return entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') ? [file] : [];
-  });
 }
 
 describe('table ownership', () => {

@@ -40,6 +40,39 @@ describe('loadConfig', () => {
     expect(() => loadConfig(env)).toThrow(message);
   });
 
+  it('reads the direct URL and the replicas beside a primary, none by default', () => {
+    const primary = { DATABASE_URL: 'postgres://pooler:6432/islet' };
+    expect(loadConfig(primary)).toMatchObject({
+      databaseDirectUrl: undefined,
+      databaseReplicaUrls: [],
+      replicaMaxLagMs: 1000,
+    });
+    const replicated = loadConfig({
+      ...primary,
+      DATABASE_DIRECT_URL: 'postgres://primary:5432/islet',
+      DATABASE_REPLICA_URLS: 'postgres://replica-a:5432/islet, postgres://replica-b:5432/islet',
+      REPLICA_MAX_LAG_MS: '250',
+    });
+    expect(replicated.databaseDirectUrl).toBe('postgres://primary:5432/islet');
+    expect(replicated.databaseReplicaUrls).toEqual([
+      'postgres://replica-a:5432/islet',
+      'postgres://replica-b:5432/islet',
+    ]);
+    expect(replicated.replicaMaxLagMs).toBe(250);
+    expect(() => loadConfig({ DATABASE_REPLICA_URLS: 'postgres://replica-a:5432/islet' })).toThrow(
+      /DATABASE_REPLICA_URLS is set, so DATABASE_URL \(the primary\) must be set too/,
+    );
+    expect(() => loadConfig({ DATABASE_DIRECT_URL: 'postgres://primary:5432/islet' })).toThrow(
+      /DATABASE_DIRECT_URL is set, so DATABASE_URL/,
+    );
+    expect(() => loadConfig({ ...primary, DATABASE_REPLICA_URLS: 'postgres://a:5432/islet,,' })).toThrow(
+      /DATABASE_REPLICA_URLS has an empty entry at position 2/,
+    );
+    expect(() => loadConfig({ ...primary, DATABASE_REPLICA_URLS: 'replica-a' })).toThrow(
+      /DATABASE_REPLICA_URLS must be an absolute URL, got "replica-a"/,
+    );
+  });
+
   it('reads S3_SESSION_TOKEN beside the S3 keys, unset by default', () => {
     const s3 = { S3_ENDPOINT: 'http://s3.local', S3_ACCESS_KEY: 'ASIA1', S3_SECRET_KEY: 'x', S3_BUCKET: 'b-1' };
     expect(loadConfig(s3).s3?.sessionToken).toBeUndefined();

@@ -35,6 +35,16 @@ export interface Config {
   trustProxy: number;
   databaseUrl: string | undefined;
   databasePoolSize: number;
+  /**
+   * A connection straight to the primary, for what needs a session of its own (LISTEN, the
+   * migration lock, named prepared statements) when DATABASE_URL goes through a transaction-mode
+   * pooler; unset: DATABASE_URL.
+   */
+  databaseDirectUrl: string | undefined;
+  /** Streaming replicas that serve the reads which tolerate a little staleness (none: the primary serves all). */
+  databaseReplicaUrls: string[];
+  /** A replica further behind the primary than this is skipped until it catches up. */
+  replicaMaxLagMs: number;
   dataDir: string;
   embeddedPostgresPort: number;
   s3: S3Settings | undefined;
@@ -155,6 +165,24 @@ function url(env: Env, name: string): string | undefined {
   }
 }
 
+function urls(env: Env, name: string): string[] {
+  const raw = text(env, name);
+  if (raw === undefined) return [];
+  return raw.split(',').map((part, index) => {
+    const value = url({ [name]: part }, name);
+    if (value === undefined) throw new ConfigError(`${name} has an empty entry at position ${index + 1}`);
+    return value;
+  });
+}
+
+/** Replicas and a direct URL only mean something beside a primary named by DATABASE_URL. */
+function besidePrimary<T extends string | string[] | undefined>(env: Env, name: string, value: T): T {
+  const given = Array.isArray(value) ? value.length > 0 : value !== undefined;
+  if (given && url(env, 'DATABASE_URL') === undefined)
+    throw new ConfigError(`${name} is set, so DATABASE_URL (the primary) must be set too`);
+  return value;
+}
+
 function s3Settings(env: Env): S3Settings | undefined {
   const endpoint = url(env, 'S3_ENDPOINT');
   if (!endpoint) return undefined;
@@ -212,6 +240,10 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: proxyHops(env, 'TRUST_PROXY'),
     databaseUrl: url(env, 'DATABASE_URL'),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
+    databaseDirectUrl: besidePrimary(env, 'DATABASE_DIRECT_URL', url(env, 'DATABASE_DIRECT_URL')),
+    databaseReplicaUrls: besidePrimary(env, 'DATABASE_REPLICA_URLS', urls(env, 'DATABASE_REPLICA_URLS')),
+    // Patient lists, TIDE and AGPs a second old are as good as now; older would show a visit's upload late.
+    replicaMaxLagMs: integer(env, 'REPLICA_MAX_LAG_MS', 1_000, 0, 3_600_000),
     dataDir: path.resolve(text(env, 'DATA_DIR') ?? '.islet'),
     embeddedPostgresPort: integer(env, 'EMBEDDED_POSTGRES_PORT', 54329, 1, 65535),
     s3: s3Settings(env),

@@ -77,7 +77,9 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     port: config.embeddedPostgresPort,
     logger,
   });
-  const orm = await openDatabase(database.url, entities, config.databasePoolSize);
+  const orm = await openDatabase(database.url, entities, config.databasePoolSize, {
+    replicaUrls: config.databaseReplicaUrls,
+  });
   const applied = await migrate(orm);
   if (applied.length) logger.info({ migrations: applied }, 'applied database migrations');
   const objectStore = createObjectStore(config);

@@ -26,9 +26,23 @@ function countStatement(sql: string, params: readonly unknown[] = []): string {
   return sql;
 }
 
-export function ormOptions(url: string, entities: EntityList, poolSize = 10): Options {
+/** Where the ORM connects besides its primary: streaming replicas, for the reads that may be a little stale. */
+export interface ReplicaOptions {
+  replicaUrls?: readonly string[];
+}
+
+export function ormOptions(
+  url: string,
+  entities: EntityList,
+  poolSize = 10,
+  { replicaUrls = [] }: ReplicaOptions = {},
+): Options {
   return {
     clientUrl: url,
+    replicas: replicaUrls.map((clientUrl, index) => ({ name: `replica-${index + 1}`, clientUrl })),
+    // MikroORM would send every read outside a transaction to a replica; Islet chooses which reads
+    // may be stale (and which replica is current enough) itself.
+    preferReadReplicas: false,
     entities,
     extensions: [Migrator],
     migrations: {
@@ -52,8 +66,13 @@ export function ormOptions(url: string, entities: EntityList, poolSize = 10): Op
   };
 }
 
-export async function openDatabase(url: string, entities: EntityList, poolSize?: number): Promise<Orm> {
-  return MikroORM.init(ormOptions(url, entities, poolSize));
+export async function openDatabase(
+  url: string,
+  entities: EntityList,
+  poolSize?: number,
+  replicas: ReplicaOptions = {},
+): Promise<Orm> {
+  return MikroORM.init(ormOptions(url, entities, poolSize, replicas));
 }
 
 /** The advisory lock every Islet instance takes to migrate (pg_advisory_lock's two-key form). */

@@ -7,7 +7,7 @@ import { metricsEndpoint } from './http/metrics';
 import { REQUEST_TIMEOUT_MS, uploadRequestTimeoutMs } from './http/request-deadline';
 import type { Config } from './config';
 import { entities } from './entities';
-import { meterDatabasePool, migrate, openDatabase, type Orm } from './infra/database/orm';
+import { meterDatabasePool, migrate, openDatabase, routePreparedStatements, type Orm } from './infra/database/orm';
 import { releaseLostConnectionsOf } from './infra/database/lost-connections';
 import { resolvePostgres, type PostgresServer } from './infra/database/postgres-server';
 import type { Logger } from './infra/logger';
@@ -80,8 +80,12 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   const orm = await openDatabase(database.url, entities, config.databasePoolSize, {
     replicaUrls: config.databaseReplicaUrls,
   });
-  const applied = await migrate(orm);
+  // What needs a session of its own (the migration lock, named prepared statements; LISTEN in
+  // src/composition/auth.ts) bypasses a transaction-mode pooler in DATABASE_URL.
+  const directUrl = config.databaseDirectUrl ?? database.url;
+  const applied = await migrate(orm, directUrl);
   if (applied.length) logger.info({ migrations: applied }, 'applied database migrations');
+  const closePreparedPool = await routePreparedStatements(orm, directUrl);
   const objectStore = createObjectStore(config);
   const unmeterPool = await meterDatabasePool(orm);
   // Else a connection cut mid-transaction stays lent: the pool shrinks, and closing it waits for it.
@@ -104,6 +108,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     // A start-up refused (e.g. a DEV_CLIENT_SECRET that contradicts the stored one) leaves nothing open.
     await new Promise((resolve) => server.close(resolve));
     unmeterPool();
+    await closePreparedPool();
     await orm.close();
     await database.stop();
     throw error;
@@ -130,7 +135,10 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       const step = shutdownSteps(logger, Date.now() + config.shutdownTimeoutMs);
       await app.close(step);
       unmeterPool();
-      await step('the database pool', () => orm.close());
+      await step('the database pool', async () => {
+        await closePreparedPool();
+        await orm.close();
+      });
       await database.stop();
     })();
     return closing;

@@ -35,7 +35,8 @@ export async function startAuth(
   { config, logger, orm, baseUrl, secrets }: ServiceDependencies,
   { users }: Foundation,
 ): Promise<AuthParts> {
-  const events = new DatabaseEvents(orm.config.get('clientUrl')!, logger);
+  // LISTEN needs a session of its own: DATABASE_DIRECT_URL when DATABASE_URL is a transaction-mode pooler.
+  const events = new DatabaseEvents(config.databaseDirectUrl ?? orm.config.get('clientUrl')!, logger);
   const revocations = new SessionRevocations(orm, events, config.accessTokenTtl, logger);
   const accounts = accountDirectory(users, orm);
   limitConcurrentHashes(config.threadpoolSize);

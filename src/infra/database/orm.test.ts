@@ -1,9 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database';
+import { eventually } from '../../../test/support/eventually';
 import { entities } from '../../entities';
 import { requestScope } from '../logger';
 import { migrations } from '../../../migrations';
-import { executeBound, executePrepared, migrate, openDatabase, schemaDrift, type Orm } from './orm';
+import {
+  executeBound,
+  executePrepared,
+  migrate,
+  openDatabase,
+  routePreparedStatements,
+  schemaDrift,
+  type Orm,
+} from './orm';
 
 /**
  * executeBound reaches past MikroORM to the Kysely transaction under it: these tests fail if a
@@ -67,6 +76,26 @@ describe('executePrepared', () => {
       [2, ['prepared-2', 'prepared-3']],
     ]);
     expect(scope.sqlStatements).toBe(2);
+  });
+
+  it('runs on the direct URL’s own connections once routed there, and on the ORM’s pool again once that closes', async () => {
+    // The same database under a URL of its own, whose sessions name themselves.
+    const direct = `${database.url}?application_name=prepared_probe`;
+    const close = await routePreparedStatements(orm, direct);
+    const sessionOf = async () =>
+      (
+        await executePrepared(orm.em.fork(), 'probe_session', 'select current_setting($1) as name', [
+          'application_name',
+        ])
+      ).rows[0]!.name;
+    try {
+      expect(await sessionOf()).toBe('prepared_probe');
+    } finally {
+      await close();
+    }
+    expect(await sessionOf()).not.toBe('prepared_probe');
+    const probeSessions = "select count(*)::int as n from pg_stat_activity where application_name = 'prepared_probe'";
+    await eventually(async () => (await database.query(probeSessions))[0]!.n === 0, 'closing ends its sessions');
   });
 });
 

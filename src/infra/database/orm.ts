@@ -51,6 +51,12 @@ export function ormOptions(
       snapshotOnMigrate: false,
       silent: true,
       tableName: 'schema_migrations',
+      // Each migration runs in a transaction, all of them in one (MikroORM's defaults, pinned here):
+      // a transaction-mode pooler (PgBouncer) then keeps a run on one server connection, so
+      // migrations go through DATABASE_URL like every other statement; only the lock that spans
+      // them needs a session of its own (`migrate`).
+      transactional: true,
+      allOrNothing: true,
     },
     // Triggers and functions are written in migrations (triggers keep a copy table in step, with
     // transition tables the entity definitions cannot express; functions key an expression index
@@ -82,10 +88,12 @@ const MIGRATION_LOCK = { space: 0x15_1e7, key: 1 };
  * Applies pending migrations; returns the names applied. Instances starting together on one
  * database take turns: the first holds a session-level advisory lock on a connection of its
  * own while it migrates, the others wait for it and then find nothing left to apply. A process
- * that dies while migrating ends its session, and with it the lock.
+ * that dies while migrating ends its session, and with it the lock. The lock's connection goes to
+ * `directUrl` (DATABASE_DIRECT_URL): through a transaction-mode pooler, a session-level lock would
+ * stay on whichever server connection took it, held after this client left.
  */
-export async function migrate(orm: Orm): Promise<string[]> {
-  const lock = new pg.Client({ connectionString: orm.config.get('clientUrl') });
+export async function migrate(orm: Orm, directUrl = orm.config.get('clientUrl')): Promise<string[]> {
+  const lock = new pg.Client({ connectionString: directUrl });
   await lock.connect();
   try {
     await lock.query('select pg_advisory_lock($1, $2)', [MIGRATION_LOCK.space, MIGRATION_LOCK.key]);
@@ -120,12 +128,44 @@ export async function executeBound(
   return { rows: result.rows, affectedRows: Number(result.numAffectedRows ?? 0) };
 }
 
+/** Connections the prepared statements of an ORM (keyed by its configuration) run on instead of its pool. */
+const preparedPools = new WeakMap<object, pg.Pool>();
+
+/** Few: the access log's writer groups a moment's reads into one INSERT, run one batch at a time per instance. */
+const PREPARED_POOL_SIZE = 2;
+
 /**
- * Runs `sql` as the prepared statement `name` on a connection of the ORM's pool, outside any
- * transaction, counted like every other statement: PostgreSQL parses and plans it once per
- * connection instead of at every run. For a statement run very often (the access log's INSERT:
- * in pgbench, parsing and planning were 45% of an 8-row insert's time). The pool is MikroORM's
- * pg Pool (`getNativeClient`, public API), so the ORM's connection limit still holds.
+ * Sends `executePrepared`'s statements to `directUrl` (DATABASE_DIRECT_URL), on a small pool of
+ * its own, when it is not the ORM's own URL. Behind a transaction-mode pooler (PgBouncer keeps
+ * prepared statements only from 1.21, with max_prepared_statements set), a statement prepared on
+ * one server connection is missing on the next. Returns what closes that pool; on the ORM's own URL there is nothing to close.
+ */
+export async function routePreparedStatements(orm: Orm, directUrl: string): Promise<() => Promise<void>> {
+  if (directUrl === orm.config.get('clientUrl')) return async () => undefined;
+  const ormPool = await orm.em.getConnection().getNativeClient();
+  // The ORM's type parsers, so rows read the same on either path.
+  const pool = new pg.Pool({
+    connectionString: directUrl,
+    max: PREPARED_POOL_SIZE,
+    idleTimeoutMillis: 30_000,
+    types: ormPool.options.types,
+  });
+  // An idle connection the server ended: the pool drops it and the next statement opens another;
+  // without a listener, pg's 'error' event would end the process.
+  pool.on('error', () => undefined);
+  preparedPools.set(orm.config, pool);
+  return async () => {
+    preparedPools.delete(orm.config);
+    await pool.end();
+  };
+}
+
+/**
+ * Runs `sql` as the prepared statement `name`, outside any transaction, counted like every other
+ * statement: PostgreSQL parses and plans it once per connection instead of at every run. For a
+ * statement run very often (the access log's INSERT: in pgbench, parsing and planning were 45% of
+ * an 8-row insert's time). It runs on the pool `routePreparedStatements` set up, else on the
+ * ORM's pg Pool (`getNativeClient`, public API), so the ORM's connection limit still holds.
  */
 export async function executePrepared(
   em: EntityManager,
@@ -134,7 +174,7 @@ export async function executePrepared(
   params: readonly unknown[],
 ): Promise<{ rows: Record<string, unknown>[]; affectedRows: number }> {
   countStatement(sql, params);
-  const pool = await em.getConnection().getNativeClient();
+  const pool = preparedPools.get(em.config) ?? (await em.getConnection().getNativeClient());
   const result = await pool.query<Record<string, unknown>>({ name, text: sql, values: [...params] });
   return { rows: result.rows, affectedRows: result.rowCount ?? 0 };
 }

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe } from '@jest/globals';
 import { startTestApp, type TestApp } from '../support/app';
-import { call } from '../support/http';
-import { signUp } from '../support/accounts';
+import { smokeFlows } from '../support/smoke-flows';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -11,11 +10,4 @@ afterAll(async () => {
   await app?.stop();
 });
 
-describe('smoke', () => {
-  it('signs up and reads itself', async () => {
-    const alice = await signUp(app);
-    const me = await call(app.url, '/auth/user', { token: alice.token });
-    expect(me.status).toBe(200);
-    expect(me.body.userid).toBe(alice.userid);
-  });
-});
+describe('smoke', () => smokeFlows(() => app));

@@ -6,6 +6,7 @@ import { clinicServices } from './composition/clinics';
 import { accountMail, careTeamInvitations } from './composition/confirmations';
 import { foundation, type ServiceDependencies } from './composition/foundation';
 import { startListening } from './composition/listening';
+import { startReplicaRouting } from './composition/replicas';
 import { storedData } from './composition/stored-data';
 
 /**
@@ -54,8 +55,11 @@ export async function createServices(deps: ServiceDependencies): Promise<Service
       await step('the access log writer', () => accessLog.closeWriter());
       await step('the mail sender', () => base.mailer.close());
       await step('the database event listener', () => auth.events.close());
+      if (replicas) await step('the replica monitor', () => replicas.close());
     },
   };
   wireAccountDeletion(services, auth.links);
+  // Last, so that nothing failing after it leaves its probes running; no request is served before.
+  const replicas = await startReplicaRouting(deps);
   return services;
 }

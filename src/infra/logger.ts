@@ -6,6 +6,8 @@ import { prettyLine, type LogFormat } from './log-format';
 export interface RequestScope {
   requestId: string;
   sqlStatements: number;
+  /** A transaction committed while serving the request: its later reads go to the primary (replicas.ts). */
+  wrote?: boolean;
 }
 
 export const requestScope = new AsyncLocalStorage<RequestScope>();

@@ -1,11 +1,18 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { sqlOf } from '../infra/database/sql-runner';
+import { sqlOf, staleReadsOf } from '../infra/database/sql-runner';
 import type { PageArgs } from './paging';
 
 /** `?, ?, ?` for an IN list of `count` values (the driver expands no arrays). */
 export function placeholders(count: number): string {
   return count > 0 ? '?, '.repeat(count - 1) + '?' : '';
 }
+
+/** Whether a read may run on a streaming replica (`staleReadsOf`, for lists that tolerate a little staleness). */
+export interface StaleOption {
+  stale?: boolean;
+}
+
+const readsOf = (em: EntityManager, { stale = false }: StaleOption) => (stale ? staleReadsOf(em) : sqlOf(em));
 
 /** Conditions on a table beyond its owner, as SQL (with `?` placeholders) and their parameters. */
 export interface SqlCondition {
@@ -30,9 +37,10 @@ export async function newestPagesByUser(
   condition: SqlCondition,
   userIds: readonly string[],
   { first, after, offset = 0 }: PageArgs,
+  reads: StaleOption = {},
 ): Promise<Record<string, unknown>[][]> {
   const afterParams = after === null ? [] : [new Date(after[0]), new Date(after[0]), after[1]];
-  const rows = await sqlOf(em).rows(
+  const rows = await readsOf(em, reads).rows(
     `select * from (
        select *, row_number() over (partition by user_id order by created_time desc, id) as position
        from ${table}
@@ -52,8 +60,9 @@ export async function countsByUser(
   table: string,
   condition: SqlCondition,
   userIds: readonly string[],
+  reads: StaleOption = {},
 ): Promise<number[]> {
-  const rows = await sqlOf(em).rows<{ user_id: string; count: string }>(
+  const rows = await readsOf(em, reads).rows<{ user_id: string; count: string }>(
     `select user_id, count(*) as count from ${table} where user_id in (${placeholders(userIds.length)}) and ${condition.sql} group by user_id`,
     [...userIds, ...condition.params],
   );

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { sqlOf } from '../../infra/database/sql-runner';
+import { sqlOf, staleReadsOf } from '../../infra/database/sql-runner';
 import type { AccessOutcome } from '../../kernel/access-trail';
 import type { PageArgs } from '../../kernel/paging';
 import { arrayLiteral } from '../../kernel/sql';
@@ -130,7 +130,7 @@ const clinicCounts = (filters: readonly string[]) =>
   `select r.clinic_id, coalesce(sum(cardinality(r.subject_ids)), 0)::int as n from access_log_records r
     where r.clinic_id = any($1::text[])${andAll(filters)} group by r.clinic_id`;
 
-/** Up to `args.first + 1` entries of each clinic's log, newest first, in one statement, ordered by clinic. */
+/** Up to `args.first + 1` entries of each clinic's log, newest first, in one statement (on a replica when one is fit), ordered by clinic. */
 export async function clinicLogPages(
   em: EntityManager,
   clinicIds: readonly string[],
@@ -139,7 +139,7 @@ export async function clinicLogPages(
 ): Promise<StoredEntryRow[]> {
   const { sql, params } = conditions(filter, 2);
   const after = args.after ? `$${params.length + 2}::bigint` : null;
-  const { rows } = await sqlOf(em).bound<StoredEntryRow>(clinicPages(sql, after, args.first + 1), [
+  const { rows } = await staleReadsOf(em).bound<StoredEntryRow>(clinicPages(sql, after, args.first + 1), [
     clinicIds,
     ...params,
     ...(args.after ?? []),
@@ -147,14 +147,14 @@ export async function clinicLogPages(
   return rows;
 }
 
-/** How many entries each clinic's log holds under `filter`, in one statement. */
+/** How many entries each clinic's log holds under `filter`, in one statement (on a replica when one is fit). */
 export async function clinicLogCounts(
   em: EntityManager,
   clinicIds: readonly string[],
   filter: AccessLogFilter,
 ): Promise<Map<string, number>> {
   const { sql, params } = conditions(filter, 2);
-  const { rows } = await sqlOf(em).bound<{ clinic_id: string; n: number }>(clinicCounts(sql), [clinicIds, ...params]);
+  const { rows } = await staleReadsOf(em).bound<{ clinic_id: string; n: number }>(clinicCounts(sql), [clinicIds, ...params]);
   return new Map(rows.map((row) => [row.clinic_id, row.n]));
 }
 

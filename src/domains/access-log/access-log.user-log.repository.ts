@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { sqlOf } from '../../infra/database/sql-runner';
+import { sqlOf, staleReadsOf } from '../../infra/database/sql-runner';
 import type { PageArgs } from '../../kernel/paging';
 import { hourFrom, hourOf } from './access-log.hours';
 import { andAll, conditions, RECORD_COLUMNS, type AccessLogFilter, type StoredEntryRow } from './access-log.sql';
@@ -122,7 +122,7 @@ interface Reading {
  * Up to `args.first + 1` entries of each user's log (the one more says whether a page follows),
  * in one statement per span for all the users: the hours each has entries in, newest first from
  * the cursor's, and in each span's hours the records that reached the user. A span is read only
- * for the users whose pages it can still fill.
+ * for the users whose pages it can still fill. On a replica when one is fit, the same for every span.
  */
 export async function userLogPages(
   em: EntityManager,
@@ -136,11 +136,12 @@ export async function userLogPages(
   const upTo = Math.min(hours.to, args.after ? (args.after[0] as number) : HOURS.max);
   const readings: Reading[] = userIds.map((userId) => ({ userId, upTo, rows: [] }));
   let open = readings;
+  const reads = staleReadsOf(em);
   for (let length = FIRST_SPAN_HOURS; open.length; length *= SPAN_GROWTH) {
     // Only the first span can hold the cursor's hour.
     const after = length === FIRST_SPAN_HOURS ? args.after : null;
     const cursor = after ? { hour: `$${params.length + 6}::integer`, id: `$${params.length + 7}::bigint` } : null;
-    const { rows } = await sqlOf(em).bound(span(sql, cursor), [
+    const { rows } = await reads.bound(span(sql, cursor), [
       open.map((reading) => reading.userId),
       open.map((reading) => reading.upTo),
       open.map((reading) => limit - reading.rows.length),

@@ -55,13 +55,13 @@ export async function blobPagesOf(
   filter: BlobFilter,
   args: PageArgs,
 ): Promise<BlobRecord[][]> {
-  const pages = await newestPagesByUser(em, 'blobs', filterSql(filter), userIds, args);
+  const pages = await newestPagesByUser(em, 'blobs', filterSql(filter), userIds, args, { stale: true });
   return pages.map((rows) => rows.map(toBlobRecord));
 }
 
 /** How many blobs each of `userIds` has under one filter, in one SELECT. */
 export function blobCountsOf(em: EntityManager, userIds: readonly string[], filter: BlobFilter): Promise<number[]> {
-  return countsByUser(em, 'blobs', filterSql(filter), userIds);
+  return countsByUser(em, 'blobs', filterSql(filter), userIds, { stale: true });
 }
 
 export async function insertBlob(tx: EntityManager, blob: BlobRecord): Promise<void> {

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { sqlOf } from '../../infra/database/sql-runner';
+import { staleReadsOf } from '../../infra/database/sql-runner';
 import type { PageArgs } from '../../kernel/paging';
 import { arrayLiteral, likeEscaped } from '../../kernel/sql';
 import type { SummaryKind } from '../glucose/summary/buckets';
@@ -19,7 +19,8 @@ import { PATIENT_COLUMNS, type PatientRow } from './patients.repository';
  * The patient list's statements: its pages, counts and exports, over `clinic_patients` and the
  * clinic's copy of the period statistics (`clinic_patient_period_stats`), whose summary filters
  * and sorts patient-filters.ts writes. The rules of the list (its orders, keys and names) are in
- * patient-list.ts; this holds the statements.
+ * patient-list.ts; this holds the statements. Every read here tolerates a little staleness and
+ * may run on a streaming replica (staleReadsOf, src/infra/database/sql-runner.ts).
  */
 
 /**
@@ -135,7 +136,7 @@ export async function* exportedPatients(
         where s.clinic_id = o.clinic_id and s.user_id = o.user_id and s.kind = '${kind}' and s.period = ? and s.previous = ?
        offset 0) export_${kind} on true`,
   );
-  const rows = sqlOf(em).stream<Record<string, unknown>>(
+  const rows = staleReadsOf(em).stream<Record<string, unknown>>(
     `select o.user_id, o.full_name, o.birth_date, o.email, o.mrn, o.tags,
             ${SUMMARY_KINDS.map((kind) => `to_json(export_${kind}) as ${kind}`).join(', ')}
        from (select p.clinic_id, p.user_id, p.full_name, p.birth_date::text as birth_date, p.email, p.mrn, p.tags,
@@ -192,7 +193,7 @@ export function selectPages(
     : expression
       ? ` and (${expression}, p.user_id) ${compare} (?::${sort!.type}, ?)`
       : ` and p.user_id ${compare} ?`;
-  return sqlOf(em).rows(
+  return staleReadsOf(em).rows(
     `select page.* from ${CLINICS} cross join lateral (
        select ${QUALIFIED_COLUMNS}, ${expression ? `(${expression})::text` : 'null'} as sort_value,
               ${expression ?? 'null'} as sort_key${counted ? ', count(*) over () as full_count' : ''}
@@ -212,7 +213,7 @@ export async function countPatientsOf(
   filter: PatientFilter,
 ): Promise<number[]> {
   const { from, sql, params } = where(filter);
-  const rows = await sqlOf(em).rows<{ count: string }>(
+  const rows = await staleReadsOf(em).rows<{ count: string }>(
     `select (select count(*) from ${from} where ${sql}) as count from ${CLINICS} order by c.position`,
     [...params, arrayLiteral(clinicIds)],
   );

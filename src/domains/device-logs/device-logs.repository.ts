@@ -43,13 +43,13 @@ export async function logPagesOf(
   window: LogWindow,
   args: PageArgs,
 ): Promise<DeviceLogRecord[][]> {
-  const pages = await newestPagesByUser(em, 'device_logs', windowSql(window), userIds, args);
+  const pages = await newestPagesByUser(em, 'device_logs', windowSql(window), userIds, args, { stale: true });
   return pages.map((rows) => rows.map(toDeviceLogRecord));
 }
 
 /** How many logs each of `userIds` has inside one window, in one SELECT. */
 export function logCountsOf(em: EntityManager, userIds: readonly string[], window: LogWindow): Promise<number[]> {
-  return countsByUser(em, 'device_logs', windowSql(window), userIds);
+  return countsByUser(em, 'device_logs', windowSql(window), userIds, { stale: true });
 }
 
 export function findLog(em: EntityManager, id: string): Promise<DeviceLogRecord | null> {

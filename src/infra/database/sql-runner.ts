@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Transaction } from 'kysely';
+import { CompiledQuery, type Transaction } from 'kysely';
+import { isAppError } from '../../kernel/errors';
 import { executeBound, executePrepared } from './orm';
+import { replicaFor, type ReplicaTarget } from './replicas';
 
 /** What a statement that changes rows answers. */
 export interface SqlResult<Row> {
@@ -64,3 +66,110 @@ export class SqlRunner {
 
 /** The runner for `em` (a request's entity manager, or a transaction's). */
 export const sqlOf = (em: EntityManager): SqlRunner => new SqlRunner(em);
+
+/** The reads a runner offers; both the primary's runner and staleReadsOf's have them. */
+export type SqlReads = Pick<SqlRunner, 'rows' | 'bound' | 'stream'>;
+
+/**
+ * Reads that tolerate a little staleness (lists and their counts, reports, exports), which may
+ * run on a streaming replica: one that is up, within REPLICA_MAX_LAG_MS and has replayed the
+ * caller's last write (replicas.ts), chosen at the first statement and kept for the others, so
+ * the batches of one export read one server. Inside a transaction, in a request that wrote, or
+ * with no replica fit (or none configured), they run on the primary exactly as `sqlOf(em)`'s.
+ * A statement that fails on the replica runs again on the primary (a stream: when it fails
+ * before its first row), so a replica going down is never the caller's error. Counted for the
+ * request like every statement.
+ */
+export class StaleReads implements SqlReads {
+  private readonly primary: SqlRunner;
+  private target: ReplicaTarget | null | undefined;
+
+  constructor(private readonly em: EntityManager) {
+    this.primary = new SqlRunner(em);
+  }
+
+  rows<Row = Record<string, unknown>>(sql: string, params: readonly unknown[] = []): Promise<Row[]> {
+    return this.onReplica(
+      (replica) => replica.execute<Row[]>(sql, [...params], 'all'),
+      () => this.primary.rows<Row>(sql, params),
+    );
+  }
+
+  bound<Row = Record<string, unknown>>(sql: string, params: readonly unknown[]): Promise<SqlResult<Row>> {
+    return this.onReplica(
+      async (replica) => {
+        // The ORM's onQuery counts the statement (and refuses NUL), as executeBound does on the primary.
+        const counted = this.em.config.get('onQuery')(sql, [...params]);
+        const result = await replica.getClient().executeQuery<Row>(CompiledQuery.raw(counted, [...params]));
+        return { rows: result.rows, affectedRows: Number(result.numAffectedRows ?? 0) };
+      },
+      () => this.primary.bound<Row>(sql, params),
+    );
+  }
+
+  async *stream<Row = Record<string, unknown>>(
+    sql: string,
+    params: readonly unknown[],
+    chunkSize: number,
+  ): AsyncIterableIterator<Row> {
+    const target = this.chosen();
+    if (target) {
+      let started = false;
+      try {
+        for await (const row of target.connection.stream<Row & object>(
+          sql,
+          [...params],
+          undefined,
+          undefined,
+          chunkSize,
+        )) {
+          started = true;
+          yield row;
+        }
+        return;
+      } catch (error) {
+        if (started || refusedStatement(error)) throw error;
+        this.replicaFailed(target, error);
+      }
+    }
+    yield* this.primary.stream<Row>(sql, params, chunkSize);
+  }
+
+  private chosen(): ReplicaTarget | null {
+    if (this.target === undefined) this.target = replicaFor(this.em);
+    return this.target;
+  }
+
+  private async onReplica<T>(
+    onReplica: (replica: ReplicaTarget['connection']) => Promise<T>,
+    onPrimary: () => Promise<T>,
+  ): Promise<T> {
+    const target = this.chosen();
+    if (!target) return onPrimary();
+    try {
+      return await onReplica(target.connection);
+    } catch (error) {
+      if (refusedStatement(error)) throw error;
+      this.replicaFailed(target, error);
+      return onPrimary();
+    }
+  }
+
+  /** The read failed on the replica: this runner's later statements, and its retry, go to the primary. */
+  private replicaFailed(target: ReplicaTarget, error: unknown): void {
+    target.failed(error);
+    this.target = null;
+  }
+}
+
+/**
+ * The statement itself was refused (a NUL in its values, a value PostgreSQL cannot take: SQLSTATE
+ * class 22), as the primary would refuse it too: no reason to doubt the replica, nor to run it twice.
+ */
+function refusedStatement(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return isAppError(error) || (typeof code === 'string' && code.startsWith('22'));
+}
+
+/** Stale-tolerant reads on `em` (see StaleReads). */
+export const staleReadsOf = (em: EntityManager): StaleReads => new StaleReads(em);

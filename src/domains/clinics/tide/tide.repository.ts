@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { sqlOf } from '../../../infra/database/sql-runner';
+import { sqlOf, staleReadsOf } from '../../../infra/database/sql-runner';
 import { arrayLiteral, rowDate } from '../../../kernel/sql';
 import { STAT_COLUMNS } from '../../glucose/period-stats';
 import { summaryJoins } from '../../glucose/summaries.repository';
@@ -124,7 +124,7 @@ export function tideStatement(clinicId: string, parameters: TideParameters, now:
   };
 }
 
-/** The report's rows, in one statement. */
+/** The report's rows, in one statement, which may run on a streaming replica (a report tolerates a little staleness). */
 export async function tideRows(
   em: EntityManager,
   clinicId: string,
@@ -132,7 +132,7 @@ export async function tideRows(
   now: Date = new Date(),
 ): Promise<TideRows> {
   const { sql, params } = tideStatement(clinicId, parameters, now);
-  const rows = await sqlOf(em).rows(sql, params);
+  const rows = await staleReadsOf(em).rows(sql, params);
   const clinical = rows.filter((row) => Number(row.part) === 0);
   const noData = parameters.excludeNoData ? null : rows.filter((row) => Number(row.part) === 1).map(toRow);
   return { categories: assign(parameters.categories, clinical), noData };

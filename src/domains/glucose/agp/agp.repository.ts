@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { sqlOf } from '../../../infra/database/sql-runner';
+import { staleReadsOf } from '../../../infra/database/sql-runner';
 import { AGP_PERIODS, agpWindow, type AgpPeriod, type AgpWindow } from './agp';
 
 const DAY_MS = 86_400_000;
@@ -35,15 +35,15 @@ export interface AgpRows {
  */
 const REVISION = `(select xmin::text from glucose_summaries where user_id = $1 and kind = 'cgm')`;
 
-/** The revision of the user's CGM readings (see REVISION), one index lookup. */
+/** The revision of the user's CGM readings (see REVISION), one index lookup, on a replica when one is fit. */
 export async function readingsRevision(em: EntityManager, userId: string): Promise<string | null> {
-  const { rows } = await sqlOf(em).bound<{ revision: string | null }>(`select ${REVISION} as revision`, [userId]);
+  const { rows } = await staleReadsOf(em).bound<{ revision: string | null }>(`select ${REVISION} as revision`, [userId]);
   return rows[0]!.revision;
 }
 
 /**
- * The active CGM readings of the AGP's window in one statement, with their revision from the same
- * snapshot: the newest counted reading
+ * The active CGM readings of the AGP's window in one statement (on a replica when one is fit), with
+ * their revision from the same snapshot: the newest counted reading
  * anchors it, as it anchors the summary (summary-store.ts `updateSummary`), and one range scan of
  * the user's index reads only the columns the AGP needs.
  *
@@ -62,7 +62,7 @@ export async function windowReadings(
   period: AgpPeriod,
   now: number,
 ): Promise<AgpRows> {
-  const { rows } = await sqlOf(em).bound<{
+  const { rows } = await staleReadsOf(em).bound<{
     last: number | null;
     readings: StatementColumns | null;
     revision: string | null;

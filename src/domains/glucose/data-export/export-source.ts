@@ -1,4 +1,4 @@
-import { sqlOf } from '../../../infra/database/sql-runner';
+import { staleReadsOf } from '../../../infra/database/sql-runner';
 import type { Scope } from '../../../kernel/scope';
 import { placeholders } from '../../../kernel/sql';
 import type { DatasetRecord } from '../dataset.entity';
@@ -72,7 +72,8 @@ export class ExportSource {
     const { from, to } = this.range;
     const bounds = [from && 'and time >= ?', to && 'and time <= ?'].filter(Boolean).join(' ');
     const params = [this.userId, ...types, ...[from, to].filter((bound) => bound !== null)];
-    const sql = sqlOf(this.scope.em);
+    // An export tolerates a little staleness: its batches may read one replica (staleReadsOf keeps it).
+    const sql = staleReadsOf(this.scope.em);
     let after: [Date, string] | null = null;
     for (;;) {
       const rows: ExportRow[] = await sql.rows<ExportRow>(

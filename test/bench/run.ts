@@ -15,6 +15,7 @@ import { tideScenarios } from './scenarios/tide';
 import { accessLogScenarios } from './scenarios/access-log';
 import { loginFloodScenarios } from './scenarios/login-flood';
 import { legacyPagingScenarios } from './scenarios/legacy-paging';
+import { replicaScenarios } from './scenarios/replicas';
 import { startBenchEnvironment, type BenchEnvironment } from './setup';
 
 /**
@@ -76,6 +77,8 @@ async function main(): Promise<void> {
   } finally {
     await env.close();
   }
+  // On a primary and a standby of their own (clusters started for the rows).
+  if (wanted('replicas')) rows.push(...(await replicaScenarios()));
   if (wanted('content')) rows.push(...(await content({}, 'fs')));
   if (wanted('s3-content')) {
     // A broken S3 run must not throw away the rows measured so far.

@@ -43,11 +43,16 @@ export interface BenchEnvironment {
   dataDir: string;
   /** The object-store variables the service and the floor server were given (S3_*), if any. */
   storeEnv: Record<string, string>;
+  /**
+   * A second service on the same database reading from a streaming replica (the `replicas`
+   * scenario): the patient list and TIDE rows are measured on it too.
+   */
+  replica?: ChildServer;
   close(): Promise<void>;
 }
 
 /** The filesystem store: S3 variables of the bench's own environment are not passed on. */
-const NO_S3 = { S3_ENDPOINT: '', S3_ACCESS_KEY: '', S3_SECRET_KEY: '', S3_BUCKET: '' };
+export const NO_S3 = { S3_ENDPOINT: '', S3_ACCESS_KEY: '', S3_SECRET_KEY: '', S3_BUCKET: '' };
 
 /**
  * A fresh database, the service (compiled, its own process) and the floor server beside it.

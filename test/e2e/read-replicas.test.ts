@@ -5,7 +5,8 @@ import { startTestApp, type TestApp } from '../support/app';
 import { addClinician, newClinic } from '../support/clinics';
 import { eventually } from '../support/eventually';
 import { call } from '../support/http';
-import { describeWithStandby, startPrimaryWithStandby, type PrimaryWithStandby } from '../support/standby';
+import { describeWithStandby } from '../support/describe-with-standby';
+import { startPrimaryWithStandby, type PrimaryWithStandby } from '../support/standby';
 
 /**
  * Reads from a streaming replica: a primary and a hot standby made with pg_basebackup, the

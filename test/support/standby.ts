@@ -3,7 +3,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { describe } from '@jest/globals';
 import pg from 'pg';
 import { withDatabase } from '../../src/infra/database/postgres-server';
 import { freePort } from './ports';
@@ -24,19 +23,6 @@ export function postgresBinaries(): string | null {
       candidates.push(path.join(debian, version, 'bin'));
   const tools = ['initdb', 'pg_ctl', 'pg_basebackup', 'postgres'];
   return candidates.find((bin) => tools.every((tool) => fs.existsSync(path.join(bin, tool)))) ?? null;
-}
-
-/**
- * Replica suites need the PostgreSQL server binaries (Debian's postgresql package). `.ci/run`
- * sets REQUIRE_REPLICA=1, so in CI their absence fails the run; elsewhere the suite is skipped
- * with a notice.
- */
-export function describeWithStandby(name: string, body: () => void): void {
-  if (postgresBinaries()) return describe(name, body);
-  if (process.env.REQUIRE_REPLICA === '1')
-    throw new Error('initdb, pg_ctl and pg_basebackup are missing: install Debian’s postgresql package');
-  process.stderr.write(`skipping "${name}": no PostgreSQL server binaries (apt-get install postgresql)\n`);
-  describe.skip(name, body);
 }
 
 /** A server of the pair: its URL (database `islet`) and what starts and stops it. */
@@ -71,7 +57,6 @@ const SETTINGS = [
   'hot_standby = on',
   'fsync = off',
   'full_page_writes = off',
-  'shared_buffers = 32MB',
   'max_connections = 60',
   // The standby answers its monitor's probes at once, so the test sees replay within milliseconds.
   'wal_receiver_status_interval = 1s',
@@ -100,7 +85,7 @@ async function waitForServer(url: string, standby: boolean): Promise<void> {
  * made from it with pg_basebackup -R, streaming from it, on another port: what the replica
  * tests and benchmarks read from. A few seconds.
  */
-export async function startPrimaryWithStandby(): Promise<PrimaryWithStandby> {
+export async function startPrimaryWithStandby({ sharedBuffers = '32MB' } = {}): Promise<PrimaryWithStandby> {
   const bin = postgresBinaries();
   if (!bin) throw new Error('no PostgreSQL server binaries');
   const owner = runAs();
@@ -129,7 +114,8 @@ export async function startPrimaryWithStandby(): Promise<PrimaryWithStandby> {
   const primary = server('primary', await freePort(), []);
   const standby = server('standby', await freePort(), ['log_statement=all']);
   await run('initdb', ['-D', path.join(root, 'primary'), '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8']);
-  fs.appendFileSync(path.join(root, 'primary', 'postgresql.conf'), `${SETTINGS.join('\n')}\n`);
+  const settings = [...SETTINGS, `shared_buffers = ${sharedBuffers}`];
+  fs.appendFileSync(path.join(root, 'primary', 'postgresql.conf'), `${settings.join('\n')}\n`);
   await primary.start();
   const admin = new pg.Client({ connectionString: withDatabase(primary.url, 'postgres') });
   await admin.connect();

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { PATIENT_ORDER, PATIENT_SEARCH_TEXT } from '../../../src/domains/clinics/clinic-patient.entity';
 import { load, type Measurement } from '../harness';
+import { alsoWithReplica } from '../replica-rows';
 import type { BenchEnvironment } from '../setup';
 import { signUpUser } from './seed';
 import { sqlLoad } from '../sql-load';
@@ -38,7 +39,9 @@ const COUNTS = (filter: string) =>
    (select count(*) from clinic_patients where clinic_id = $1) as total_count`;
 
 /** Issue 13: the patient list of a clinic of 50,000 patients, searched and sorted by last review. */
-export async function clinicPatientScenarios(env: BenchEnvironment): Promise<Measurement[]> {
+export async function clinicPatientScenarios(
+  env: Pick<BenchEnvironment, 'app' | 'databaseUrl' | 'replica'>,
+): Promise<Measurement[]> {
   const admin = await signUpUser(env, 'clinic-admin');
   const headers = { 'x-tidepool-session-token': admin.token, 'content-type': 'application/json' };
   const post = async (path: string, body: unknown) => {
@@ -84,6 +87,7 @@ export async function clinicPatientScenarios(env: BenchEnvironment): Promise<Mea
     searchFloor.name,
   );
   searched.notes = await statements(searchUrl);
+  const searchedWithReplica = await alsoWithReplica(env, searched, { url: searchUrl, headers });
 
   const sortFloor = await sqlLoad(
     'floor: one SQL statement, -lastReviewed page of 50 + counts',
@@ -100,5 +104,6 @@ export async function clinicPatientScenarios(env: BenchEnvironment): Promise<Mea
     sortFloor.name,
   );
   sorted.notes = await statements(sortUrl);
-  return [searchFloor, searched, sortFloor, sorted];
+  const sortedWithReplica = await alsoWithReplica(env, sorted, { url: sortUrl, headers });
+  return [searchFloor, searched, ...searchedWithReplica, sortFloor, sorted, ...sortedWithReplica];
 }

@@ -13,7 +13,7 @@ async function json(response: Response) {
   return { body: (await response.json().catch(() => undefined)) as Record<string, string>, headers: response.headers };
 }
 
-export async function signUpUser(env: BenchEnvironment, prefix: string): Promise<SeededUser> {
+export async function signUpUser(env: Pick<BenchEnvironment, 'app'>, prefix: string): Promise<SeededUser> {
   const email = `${prefix}.${randomBytes(5).toString('hex')}@example.org`;
   const password = `pw-${randomBytes(8).toString('hex')}`;
   const { body, headers } = await json(

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { load, type Measurement } from '../harness';
+import { alsoWithReplica } from '../replica-rows';
 import type { BenchEnvironment } from '../setup';
 import { signUpUser } from './seed';
 import { sqlLoad } from '../sql-load';
@@ -117,7 +118,9 @@ const FLOOR_SQL = `
 const CONNECTIONS = 4;
 
 /** Issue 15: the TIDE report of a clinic of 10,000 patients with 30 days of summaries. */
-export async function tideScenarios(env: BenchEnvironment): Promise<Measurement[]> {
+export async function tideScenarios(
+  env: Pick<BenchEnvironment, 'app' | 'databaseUrl' | 'replica'>,
+): Promise<Measurement[]> {
   const admin = await signUpUser(env, 'tide-admin');
   const headers = { 'x-tidepool-session-token': admin.token, 'content-type': 'application/json' };
   const post = async (path: string, body: unknown) => {
@@ -164,7 +167,7 @@ export async function tideScenarios(env: BenchEnvironment): Promise<Measurement[
       floor.name,
     );
     measured.notes = notes;
-    rows.push(floor, measured);
+    rows.push(floor, measured, ...(await alsoWithReplica(env, measured, { url, headers, connections })));
   }
   return rows;
 }

@@ -24,19 +24,6 @@ const clients: LiveClient[] = [];
 
 const FIVE_MINUTES = 5 * 60_000;
 
-beforeAll(async () => {
-  bouncer = await startPgBouncer(process.env.ISLET_TEST_ADMIN_URL!);
-  // The app's own database, so that its URL through the pooler is known before the app starts.
-  database = await createTestDatabase();
-  app = await startTestApp({ DATABASE_URL: bouncer.urlOf(database.url), DATABASE_DIRECT_URL: database.url });
-});
-afterAll(async () => {
-  await Promise.all(clients.map((client) => client.dispose()));
-  await app?.stop();
-  await bouncer?.stop();
-  await database?.release();
-});
-
 const databaseName = () => new URL(database.url).pathname.slice(1);
 
 /** The server's sessions of the app's database, split by whether PgBouncer opened them. */
@@ -67,6 +54,20 @@ async function joinClinic(clinic: { id: string; shareCode: string }, admin: Test
 }
 
 describeWithPgBouncer('through PgBouncer in transaction pooling mode', () => {
+  // Inside the suite, so that nothing starts when it is skipped.
+  beforeAll(async () => {
+    bouncer = await startPgBouncer(process.env.ISLET_TEST_ADMIN_URL!);
+    // The app's own database, so that its URL through the pooler is known before the app starts.
+    database = await createTestDatabase();
+    app = await startTestApp({ DATABASE_URL: bouncer.urlOf(database.url), DATABASE_DIRECT_URL: database.url });
+  });
+  afterAll(async () => {
+    await Promise.all(clients.map((client) => client.dispose()));
+    await app?.stop();
+    await bouncer?.stop();
+    await database?.release();
+  });
+
   smokeFlows(() => app);
 
   it('sends the app’s statements through PgBouncer', async () => {

@@ -65,6 +65,8 @@ export function ormOptions(
     schemaGenerator: { ignoreTriggers: true, ignoreRoutines: true },
     pool: { min: 0, max: poolSize, idleTimeoutMillis: 30_000 },
     discovery: { warnWhenNoEntities: false },
+    // MikroORM converts dates to UTC itself and sends no SET TIME ZONE: nothing a transaction-mode
+    // pooler could lose between transactions.
     forceUtcTimezone: true,
     allowGlobalContext: false,
     onQuery: countStatement,

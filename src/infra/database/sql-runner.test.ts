@@ -1,9 +1,12 @@
+import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database';
 import { entities } from '../../entities';
-import { requestScope } from '../logger';
+import { createLogger, requestScope } from '../logger';
+import { registry } from '../metrics';
 import { openDatabase, type Orm } from './orm';
-import { sqlOf } from './sql-runner';
+import { routeStaleReads, type ReplicaMonitor } from './replicas';
+import { sqlOf, staleReadsOf } from './sql-runner';
 
 let database: TestDatabase;
 let orm: Orm;
@@ -50,5 +53,86 @@ describe('the SQL runner', () => {
       expect(bound.affectedRows).toBe(1);
     });
     expect(scope.sqlStatements).toBe(4);
+  });
+});
+
+/**
+ * Stale-tolerant reads with a replica that is configured but unreachable (nothing listens on
+ * port 1), which the routing is told is up and current: each read tries it, fails, and must
+ * still answer from the primary.
+ */
+describe('stale-tolerant reads', () => {
+  let staleOrm: Orm;
+  let monitor: ReplicaMonitor;
+  let caller: string | null = null;
+
+  beforeAll(async () => {
+    staleOrm = await openDatabase(database.url, entities, 2, { replicaUrls: ['postgres://postgres@127.0.0.1:1/none'] });
+    // Probed once at start (down), then not for an hour: the tests say when it is up.
+    monitor = (await routeStaleReads(staleOrm, {
+      maxLagMs: 1_000,
+      callerOf: () => caller,
+      logger: createLogger('silent'),
+      intervalMs: 3_600_000,
+    }))!;
+  });
+  afterAll(async () => {
+    await monitor?.close();
+    await staleOrm?.close();
+  });
+
+  const claimUp = () => {
+    const now = performance.now();
+    monitor.routing.samplePrimary({ at: now, lsn: 1n });
+    monitor.routing.probed('replica-1', { at: now, replayed: 1n });
+  };
+  const failures = async () => {
+    const values = (await registry.getSingleMetric('islet_replica_skips_total')!.get()).values;
+    return values.find((value) => value.labels.reason === 'failed')?.value ?? 0;
+  };
+
+  it('answers from the primary when the replica fails, every kind of read, each try counted', async () => {
+    const before = await failures();
+    claimUp();
+    expect(await staleReadsOf(staleOrm.em.fork()).rows('select 1 as one')).toEqual([{ one: 1 }]);
+    claimUp();
+    expect((await staleReadsOf(staleOrm.em.fork()).bound('select $1::int as n', [2])).rows).toEqual([{ n: 2 }]);
+    claimUp();
+    const streamed = [];
+    for await (const row of staleReadsOf(staleOrm.em.fork()).stream('select generate_series(1, 3) as n', [], 2))
+      streamed.push(row);
+    expect(streamed).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
+    expect((await failures()) - before).toBe(3);
+  });
+
+  it('never tries the replica inside a transaction or in a request that wrote', async () => {
+    const before = await failures();
+    claimUp();
+    await staleOrm.em.fork().transactional(async (tx) => {
+      expect(await staleReadsOf(tx).rows('select 1 as one')).toEqual([{ one: 1 }]);
+    });
+    const wrote = { requestId: 'probe', sqlStatements: 0, wrote: true };
+    await requestScope.run(wrote, () => staleReadsOf(staleOrm.em.fork()).rows('select 1 as one'));
+    expect(await failures()).toBe(before);
+  });
+
+  it('does not blame the replica for a statement the primary would refuse too', async () => {
+    const before = await failures();
+    claimUp();
+    await expect(staleReadsOf(staleOrm.em.fork()).rows('select ?::text as t', ['a\0b'])).rejects.toThrow(/NUL/);
+    expect(await failures()).toBe(before);
+  });
+
+  it('marks a request whose transaction commits, and keeps its caller on the primary until a replica replays it', async () => {
+    caller = 'user:writer';
+    const scope = { requestId: 'probe', sqlStatements: 0 };
+    await requestScope.run(scope, () =>
+      staleOrm.em.fork().transactional((tx) => sqlOf(tx).run('insert into runner_probe (name) values (?)', ['w'])),
+    );
+    caller = null;
+    expect(scope).toMatchObject({ wrote: true });
+    monitor.routing.probed('replica-1', { at: performance.now(), replayed: 1n });
+    expect(monitor.routing.choose(performance.now(), 'user:writer')).toMatchObject({ reason: 'behind_caller' });
+    expect(monitor.routing.choose(performance.now(), 'user:reader')).toMatchObject({ target: 'replica' });
   });
 });

@@ -65,5 +65,15 @@ export async function compiledService(): Promise<string> {
     // Another test file compiled the same sources first.
     fs.rmSync(staging, { recursive: true, force: true });
   }
+  removeOldCopies(out);
   return main;
+}
+
+/** Copies of earlier sources, unless written in the last ten minutes (a run still using one). */
+function removeOldCopies(current: string): void {
+  const cutoff = Date.now() - 10 * 60_000;
+  for (const name of fs.readdirSync(CACHE)) {
+    const copy = path.join(CACHE, name);
+    if (copy !== current && fs.statSync(copy).mtimeMs < cutoff) fs.rmSync(copy, { recursive: true, force: true });
+  }
 }

@@ -16,7 +16,8 @@ async function main(): Promise<void> {
   });
   const orm = await openDatabase(server.url, entities, 2);
   try {
-    const applied = await migrate(orm);
+    // The lock needs a session of its own: not through a transaction-mode pooler.
+    const applied = await migrate(orm, config.databaseDirectUrl ?? server.url);
     process.stdout.write(applied.length ? `applied ${applied.join(', ')}\n` : 'database is up to date\n');
   } finally {
     await orm.close();

@@ -8,7 +8,8 @@ import { eventually } from '../support/eventually';
 import { cbg, uploadReadings } from '../support/glucose';
 import { call } from '../support/http';
 import { liveClient, liveSubscriptions, type LiveClient } from '../support/live';
-import { describeWithPgBouncer, startPgBouncer, type TestPgBouncer } from '../support/pgbouncer';
+import { describeWithProgram } from '../support/describe-with-program';
+import { PGBOUNCER, startPgBouncer, type TestPgBouncer } from '../support/pgbouncer';
 import { smokeFlows } from '../support/smoke-flows';
 
 /**
@@ -53,7 +54,7 @@ async function joinClinic(clinic: { id: string; shareCode: string }, admin: Test
   expect(accepted.status).toBe(200);
 }
 
-describeWithPgBouncer('through PgBouncer in transaction pooling mode', () => {
+describeWithProgram('through PgBouncer in transaction pooling mode', PGBOUNCER, () => {
   // Inside the suite, so that nothing starts when it is skipped.
   beforeAll(async () => {
     bouncer = await startPgBouncer(process.env.ISLET_TEST_ADMIN_URL!);

@@ -2,25 +2,17 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe } from '@jest/globals';
 import pg from 'pg';
 import { withDatabase } from '../../src/infra/database/postgres-server';
+import type { DebianProgram } from './describe-with-program';
 import { eventually } from './eventually';
 import { freePort } from './ports';
 
-export const PGBOUNCER = process.env.PGBOUNCER_PATH ?? '/usr/sbin/pgbouncer';
-
-/**
- * PgBouncer suites need Debian's pgbouncer. With REQUIRE_PGBOUNCER=1 (as in CI) its absence
- * fails the run; elsewhere the suite is skipped with a notice (as for Chromium and S3).
- */
-export function describeWithPgBouncer(name: string, body: () => void): void {
-  if (fs.existsSync(PGBOUNCER)) return describe(name, body);
-  if (process.env.REQUIRE_PGBOUNCER === '1')
-    throw new Error(`${PGBOUNCER} is missing: install Debian's pgbouncer package`);
-  process.stderr.write(`skipping "${name}": ${PGBOUNCER} is not installed (apt-get install pgbouncer)\n`);
-  describe.skip(name, body);
-}
+export const PGBOUNCER: DebianProgram = {
+  path: process.env.PGBOUNCER_PATH ?? '/usr/sbin/pgbouncer',
+  debianPackage: 'pgbouncer',
+  requiredBy: 'REQUIRE_PGBOUNCER',
+};
 
 export interface TestPgBouncer {
   /** `databaseUrl` (a database on the server PgBouncer fronts) as reached through PgBouncer. */
@@ -70,7 +62,7 @@ export async function startPgBouncer(serverUrl: string): Promise<TestPgBouncer> 
   fs.writeFileSync(ini, settings(server, port, authFile), { mode: 0o644 });
 
   const output: string[] = [];
-  const child: ChildProcess = spawn(PGBOUNCER, [ini], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(PGBOUNCER.path, [ini], { stdio: ['ignore', 'pipe', 'pipe'] });
   for (const stream of [child.stdout, child.stderr]) stream?.on('data', (chunk: Buffer) => output.push(String(chunk)));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
 

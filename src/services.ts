@@ -24,6 +24,8 @@ export async function createServices(deps: ServiceDependencies): Promise<Service
   const invitations = careTeamInvitations(deps, base);
   const lifecycle = accountLifecycle(base);
   const auth = await startAuth(deps, base);
+  // Before the database events start, so that they listen to the replicas' announcements too.
+  const replicas = await startReplicaRouting(deps, auth.events);
   const feeds = await startListening(deps, base, auth, stored.summaryUpdater);
   const sessions = sessionServices(deps, base, auth);
   const services: Services = {
@@ -59,7 +61,5 @@ export async function createServices(deps: ServiceDependencies): Promise<Service
     },
   };
   wireAccountDeletion(services, auth.links);
-  // Last, so that nothing failing after it leaves its probes running; no request is served before.
-  const replicas = await startReplicaRouting(deps);
   return services;
 }

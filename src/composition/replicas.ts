@@ -1,3 +1,4 @@
+import type { DatabaseEvents } from '../infra/database/events';
 import { routeStaleReads, type ReplicaMonitor } from '../infra/database/replicas';
 import type { Principal } from '../kernel/principal';
 import { servedScope } from '../kernel/scope';
@@ -16,15 +17,20 @@ export function callerKey(principal: Principal): string | null {
 
 /**
  * Starts sending the reads that tolerate a little staleness to the streaming replicas of
- * DATABASE_REPLICA_URLS (src/infra/database/replicas.ts); null when none are configured.
+ * DATABASE_REPLICA_URLS (src/infra/database/replicas.ts); null when none are configured. Callers'
+ * writes are announced to the other instances on `events`, which must not have started yet.
  */
-export function startReplicaRouting({ config, logger, orm }: ServiceDependencies): Promise<ReplicaMonitor | null> {
-  return routeStaleReads(orm, {
+export function startReplicaRouting(
+  { config, logger, orm }: ServiceDependencies,
+  events: DatabaseEvents,
+): Promise<ReplicaMonitor | null> {
+  const options = {
     maxLagMs: config.replicaMaxLagMs,
     logger,
     callerOf: () => {
       const scope = servedScope.getStore();
       return scope ? callerKey(scope.principal) : null;
     },
-  });
+  };
+  return routeStaleReads(orm, options, events);
 }

@@ -5,6 +5,7 @@ import { startTestApp, type TestApp } from '../support/app';
 import { addClinician, newClinic } from '../support/clinics';
 import { eventually } from '../support/eventually';
 import { call } from '../support/http';
+import { freePort } from '../support/ports';
 import { describeWithStandby } from '../support/describe-with-standby';
 import { startPrimaryWithStandby, type PrimaryWithStandby } from '../support/standby';
 
@@ -21,8 +22,8 @@ let clinicId: string;
 /** The statements (X-Sql-Statements) of the member's patient list read on the standby. */
 let statementsOnStandby: number;
 
-const listAs = (account: TestAccount) =>
-  call(app.url, `/v1/clinics/${clinicId}/patients?limit=100`, { token: account.token });
+const listAs = (account: TestAccount, instance: TestApp = app) =>
+  call(instance.url, `/v1/clinics/${clinicId}/patients?limit=100`, { token: account.token });
 const names = (reply: Awaited<ReturnType<typeof listAs>>) =>
   (reply.body.data as { fullName: string }[]).map((patient) => patient.fullName).sort();
 
@@ -33,6 +34,13 @@ async function addPatient(fullName: string): Promise<void> {
   });
   expect(reply.status).toBe(200);
 }
+
+const settings = () => ({
+  DATABASE_URL: pair.primary.url,
+  DATABASE_REPLICA_URLS: pair.standby.url,
+  // Long enough that a standby whose replay is paused still serves those who did not write.
+  REPLICA_MAX_LAG_MS: '60000',
+});
 
 /** Runs `sql` on the standby. */
 async function onStandby(sql: string): Promise<void> {
@@ -62,12 +70,7 @@ const listsOnStandby = () =>
 describeWithStandby('reads from a streaming replica', () => {
   beforeAll(async () => {
     pair = await startPrimaryWithStandby();
-    app = await startTestApp({
-      DATABASE_URL: pair.primary.url,
-      DATABASE_REPLICA_URLS: pair.standby.url,
-      // Long enough that a standby whose replay is paused still serves those who did not write.
-      REPLICA_MAX_LAG_MS: '60000',
-    });
+    app = await startTestApp(settings());
     const server = await serverToken(app);
     [admin, member] = await Promise.all([signUp(app, 'admin'), signUp(app, 'member')]);
     clinicId = (await newClinic(app, admin)).id;
@@ -117,6 +120,27 @@ describeWithStandby('reads from a streaming replica', () => {
     }, 'the writer reads the standby again');
   });
 
+  it('shows the writer its own writes on another instance too', async () => {
+    // Behind one address, as instances behind a load balancer: the tokens of one are the other's,
+    // and its own port is where this test reaches it.
+    const port = await freePort();
+    const other = await startTestApp({ ...settings(), PUBLIC_URL: app.url, PORT: String(port) });
+    const direct = { ...other, url: `http://127.0.0.1:${port}` };
+    try {
+      await onStandby('select pg_wal_replay_pause()');
+      try {
+        await addPatient('Dora Dune');
+        // The other instance heard of the write (LISTEN/NOTIFY, at its commit): the primary answers.
+        expect(names(await listAs(admin, direct))).toContain('Dora Dune');
+        expect(names(await listAs(member, direct))).not.toContain('Dora Dune');
+      } finally {
+        await onStandby('select pg_wal_replay_resume()');
+      }
+    } finally {
+      await other.stop();
+    }
+  });
+
   it('reads from the primary, without an error, once the standby is stopped', async () => {
     const skipped = async () =>
       (await metric('islet_replica_skips_total{replica="replica-1",reason="down"}')) +
@@ -127,7 +151,7 @@ describeWithStandby('reads from a streaming replica', () => {
     for (let read = 0; read < 5; read += 1) {
       reply = await listAs(member);
       expect(reply.status).toBe(200);
-      expect(names(reply)).toEqual(['Alice Anchor', 'Bob Buoy']);
+      expect(names(reply)).toEqual(['Alice Anchor', 'Bob Buoy', 'Dora Dune']);
     }
     expect(await skipped()).toBeGreaterThan(before);
     // Statements on a replica are counted for the request as on the primary.

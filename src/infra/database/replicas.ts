@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { EntityManager, EventSubscriber } from '@mikro-orm/postgresql';
 import type { AbstractSqlConnection } from '@mikro-orm/sql';
@@ -5,6 +6,7 @@ import pg from 'pg';
 import { Counter, Gauge } from 'prom-client';
 import { requestScope, type Logger } from '../logger';
 import { registry } from '../metrics';
+import type { DatabaseEvents } from './events';
 import type { Orm } from './orm';
 import { replicaConnectionsOf, type ReplicaConnection } from './replica-connections';
 import { ReplicaRouting } from './replica-routing';
@@ -56,6 +58,9 @@ export interface ReplicaMonitorOptions {
 
 const PRIMARY = 'primary';
 
+/** Where instances announce a caller's committed write to each other: `<instance id> <caller>`. */
+export const REPLICA_WRITES_CHANNEL = 'islet_replica_writes';
+
 /**
  * Watches the primary and each streaming replica (every `intervalMs`: the primary's
  * pg_current_wal_lsn(), each replica's pg_last_wal_replay_lsn(), on connections of its own with
@@ -69,6 +74,8 @@ export class ReplicaMonitor {
   private readonly urls: Map<string, string>;
   private readonly down = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
+  /** This instance, in its announcements: it ignores its own. */
+  readonly instanceId = randomUUID();
   private readonly intervalMs: number;
   private readonly probeTimeoutMs: number;
 
@@ -134,6 +141,24 @@ export class ReplicaMonitor {
     if (scope) scope.wrote = true;
     const caller = this.options.callerOf();
     if (caller !== null) this.routing.wrote(caller, performance.now());
+  }
+
+  /**
+   * In the committing transaction: tells the other instances that the caller wrote (delivered
+   * when it commits, before its answer leaves), so the caller's next request, wherever it lands,
+   * reads the primary until a replica has replayed it.
+   */
+  async announce(tx: EntityManager): Promise<void> {
+    const caller = this.options.callerOf();
+    if (caller !== null)
+      await tx.execute('select pg_notify(?, ?)', [REPLICA_WRITES_CHANNEL, `${this.instanceId} ${caller}`]);
+  }
+
+  /** Another instance's announcement (see announce): its caller wrote just now. */
+  announced(payload: string): void {
+    const space = payload.indexOf(' ');
+    if (space <= 0 || payload.slice(0, space) === this.instanceId) return;
+    this.routing.wrote(payload.slice(space + 1), performance.now());
   }
 
   private async probeAll(): Promise<void> {
@@ -213,15 +238,25 @@ const monitors = new WeakMap<object, ReplicaMonitor>();
 
 /**
  * Starts routing `orm`'s stale-tolerant reads to its replicas (none configured: returns null and
- * every read stays on the primary), and tracks committed transactions for read-your-writes.
+ * every read stays on the primary), and tracks committed transactions for read-your-writes,
+ * announcing them to the other instances through `events` when given (which must not have
+ * started yet: it listens to the channels subscribed before it starts).
  */
-export async function routeStaleReads(orm: Orm, options: ReplicaMonitorOptions): Promise<ReplicaMonitor | null> {
+export async function routeStaleReads(
+  orm: Orm,
+  options: ReplicaMonitorOptions,
+  events?: Pick<DatabaseEvents, 'on'>,
+): Promise<ReplicaMonitor | null> {
   const connections = replicaConnectionsOf(orm.em);
   if (!connections.length) return null;
   const configured = orm.config.get('replicas') ?? [];
   const replicas = connections.map((replica, index) => ({ ...replica, url: configured[index]!.clientUrl! }));
   const monitor = new ReplicaMonitor(orm.config.get('clientUrl')!, replicas, options);
-  const subscriber: EventSubscriber = { afterTransactionCommit: () => monitor.committed() };
+  const subscriber: EventSubscriber = {
+    afterTransactionCommit: () => monitor.committed(),
+    ...(events && { beforeTransactionCommit: ({ em }) => monitor.announce(em as EntityManager) }),
+  };
+  events?.on(REPLICA_WRITES_CHANNEL, (payload) => monitor.announced(payload));
   orm.em.getEventManager().registerSubscriber(subscriber);
   monitors.set(orm.em.getDriver(), monitor);
   await monitor.start();

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { postgresBinaries, startPrimaryWithStandby } from '../../support/standby';
 import type { Measurement } from '../harness';
-import { BENCH_CLIENTS, NO_S3, startService } from '../setup';
+import { BENCH_CLIENTS, NO_S3, publicUrl, startService } from '../setup';
 import { clinicPatientScenarios } from './clinic-patients';
 import { tideScenarios } from './tide';
 
@@ -36,9 +36,11 @@ export async function replicaScenarios(): Promise<Measurement[]> {
   const settings = { databaseUrl: pair.primary.url, dataDir, clientsFile, store: NO_S3 };
   try {
     const app = await startService(settings);
+    // Behind one address, as instances behind a load balancer: the tokens of one are the other's.
     const replica = await startService(settings, {
       DATABASE_REPLICA_URLS: pair.standby.url,
       METRICS_TOKEN,
+      PUBLIC_URL: publicUrl(app.url),
     }).catch(async (error: unknown) => {
       await app.stop();
       throw error;

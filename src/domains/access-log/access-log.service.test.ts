@@ -37,7 +37,13 @@ function scopeOf(principal: Principal) {
   const client = { executeQuery: async () => ({ rows: [] }) };
   const scope = {
     principal,
-    em: { execute, getConnection: () => ({ getClient: () => client }), getTransactionContext: () => undefined },
+    em: {
+      execute,
+      getConnection: () => ({ getClient: () => client }),
+      getTransactionContext: () => undefined,
+      // A driver with no replicas routed (src/infra/database/replicas.ts): every read on the primary.
+      getDriver: () => ({}),
+    },
     loaders: new LoaderRegistry(),
     accessTrail: new AccessTrail(async (_em, _scope, events) => void recorded.push(...events)),
   } as unknown as Scope;

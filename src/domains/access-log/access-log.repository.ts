@@ -154,7 +154,10 @@ export async function clinicLogCounts(
   filter: AccessLogFilter,
 ): Promise<Map<string, number>> {
   const { sql, params } = conditions(filter, 2);
-  const { rows } = await staleReadsOf(em).bound<{ clinic_id: string; n: number }>(clinicCounts(sql), [clinicIds, ...params]);
+  const { rows } = await staleReadsOf(em).bound<{ clinic_id: string; n: number }>(clinicCounts(sql), [
+    clinicIds,
+    ...params,
+  ]);
   return new Map(rows.map((row) => [row.clinic_id, row.n]));
 }
 

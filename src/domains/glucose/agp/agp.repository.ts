@@ -37,7 +37,9 @@ const REVISION = `(select xmin::text from glucose_summaries where user_id = $1 a
 
 /** The revision of the user's CGM readings (see REVISION), one index lookup, on a replica when one is fit. */
 export async function readingsRevision(em: EntityManager, userId: string): Promise<string | null> {
-  const { rows } = await staleReadsOf(em).bound<{ revision: string | null }>(`select ${REVISION} as revision`, [userId]);
+  const { rows } = await staleReadsOf(em).bound<{ revision: string | null }>(`select ${REVISION} as revision`, [
+    userId,
+  ]);
   return rows[0]!.revision;
 }
 

@@ -6,8 +6,8 @@ import { addClinician, newClinic } from '../support/clinics';
 import { eventually } from '../support/eventually';
 import { call } from '../support/http';
 import { freePort } from '../support/ports';
-import { describeWithStandby } from '../support/describe-with-standby';
-import { startPrimaryWithStandby, type PrimaryWithStandby } from '../support/standby';
+import { describeWithProgram } from '../support/describe-with-program';
+import { STANDBY_TOOLS, startPrimaryWithStandby, type PrimaryWithStandby } from '../support/standby';
 
 /**
  * Reads from a streaming replica: a primary and a hot standby made with pg_basebackup, the
@@ -67,7 +67,7 @@ const listsOnStandby = () =>
     .split('\n')
     .filter((line) => line.includes('select page.*') && line.includes(clinicId)).length;
 
-describeWithStandby('reads from a streaming replica', () => {
+describeWithProgram('reads from a streaming replica', STANDBY_TOOLS, () => {
   beforeAll(async () => {
     pair = await startPrimaryWithStandby();
     app = await startTestApp(settings());

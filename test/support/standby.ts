@@ -5,6 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { withDatabase } from '../../src/infra/database/postgres-server';
+import type { DebianProgram } from './describe-with-program';
 import { freePort } from './ports';
 
 const execFile = promisify(execFileCallback);
@@ -24,6 +25,13 @@ export function postgresBinaries(): string | null {
   const tools = ['initdb', 'pg_ctl', 'pg_basebackup', 'postgres'];
   return candidates.find((bin) => tools.every((tool) => fs.existsSync(path.join(bin, tool)))) ?? null;
 }
+
+/** What a replica suite needs: the server binaries, pg_basebackup among them. */
+export const STANDBY_TOOLS: DebianProgram = {
+  path: path.join(postgresBinaries() ?? '/usr/lib/postgresql/bin', 'pg_basebackup'),
+  debianPackage: 'postgresql',
+  requiredBy: 'REQUIRE_REPLICA',
+};
 
 /** A server of the pair: its URL (database `islet`) and what starts and stops it. */
 export interface Server {

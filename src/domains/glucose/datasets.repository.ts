@@ -21,6 +21,15 @@ export function lockDataset(tx: EntityManager, id: string): Promise<DatasetRecor
   return tx.findOne(DatasetSchema, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
 }
 
+/**
+ * The dataset's state, its row held (FOR SHARE) until `tx` ends, or undefined when there is none:
+ * uploads to one dataset go side by side, and a close or deletion (FOR UPDATE) waits for them.
+ */
+export async function shareLockedState(tx: EntityManager, id: string): Promise<string | undefined> {
+  const [row] = await sqlOf(tx).rows<{ state: string }>('select state from datasets where id = ? for share', [id]);
+  return row?.state;
+}
+
 export async function deleteDataset(tx: EntityManager, id: string): Promise<void> {
   await sqlOf(tx).run('delete from datasets where id = ?', [id]);
 }

@@ -28,3 +28,20 @@ export function lastOfEachKey<T>(records: readonly T[], keys: readonly (string |
   keys.forEach((key, index) => key !== null && lastIndex.set(key, index));
   return records.filter((_, index) => keys[index] === null || lastIndex.get(keys[index]!) === index);
 }
+
+/**
+ * An upload's kept records in the order its insert takes them. Uploads to one dataset run side by
+ * side, and one waits on a key another inserted first: in one order of keys for all, two never
+ * wait on each other in turn (a deadlock). A hash key is made of its record's time, so time then
+ * key is such an order, and keeps the rows in time order on disk; an origin id may come with any
+ * time, so those go by key alone.
+ */
+export function inInsertOrder<T extends { record: GlucoseRecord; key: string | null }>(
+  entries: readonly T[],
+  mode: Deduplication,
+): readonly T[] {
+  if (mode === 'none') return entries;
+  const byKey = (a: T, b: T) => (a.key! < b.key! ? -1 : a.key! > b.key! ? 1 : 0);
+  if (mode === 'origin') return entries.toSorted(byKey);
+  return entries.toSorted((a, b) => a.record.time.getTime() - b.record.time.getTime() || byKey(a, b));
+}

@@ -114,6 +114,21 @@ describe('datasets', () => {
     expect(await readingsSeenBy(asUser(userId), userId)).toBe(2);
   });
 
+  it('uploads to one dataset at once all land, each record once, whatever order they send it in', async () => {
+    const deduplicators = ['dataset.drop.hash', 'dataset.delete.origin'];
+    for (const name of deduplicators.map((tail) => `org.tidepool.deduplicator.${tail}`)) {
+      const userId = await world.account();
+      const body = { dataSetType: 'continuous', deduplicator: { name } };
+      const dataset = await glucose.createDataset(as(asUser(userId)), userId, body);
+      const records = readingsUpTo(300).map((record, index) => ({ ...record, origin: { id: `reading-${index}` } }));
+      // Overlapping, two of them backwards: each waits on records another stores first.
+      const parts = [records.slice(0, 200), records.slice(100).reverse(), records.slice(50, 250).reverse(), records];
+      const stored = await Promise.all(parts.map((part) => upload(asUser(userId), dataset.id, part)));
+      if (name.endsWith('hash')) expect(stored.reduce((sum, count) => sum + count)).toBe(300);
+      expect(await readingsSeenBy(asUser(userId), userId)).toBe(300);
+    }
+  });
+
   it('a normal dataset’s records count once its owner closes it', async () => {
     const userId = await world.account();
     const dataset = await glucose.createDataset(as(asUser(userId)), userId, {});

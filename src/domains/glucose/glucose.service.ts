@@ -10,7 +10,7 @@ import { assertUserId } from '../../kernel/validation';
 import { MAY_READ_DATA, type AccessPolicy, type Requirement } from '../permissions/access-policy';
 import { DatasetSchema, type DatasetRecord } from './dataset.entity';
 import { DEDUPLICATORS, parseDatasetFields } from './dataset-fields';
-import { deduplicationKey, lastOfEachKey } from './deduplication';
+import { deduplicationKey, inInsertOrder, lastOfEachKey } from './deduplication';
 import {
   datasetCounts,
   datasetLoader,
@@ -20,7 +20,7 @@ import {
   summaryLoader,
   previousPeriodsLoader,
 } from './glucose.loaders';
-import { deleteDataset, deleteDatasetsOf, lockDataset } from './datasets.repository';
+import { deleteDataset, deleteDatasetsOf, lockDataset, shareLockedState } from './datasets.repository';
 import {
   activateDatasetReadings,
   deactivateEarlierCopies,
@@ -120,14 +120,20 @@ export class GlucoseService {
     const mode = DEDUPLICATORS[dataset.deduplicator as keyof typeof DEDUPLICATORS];
     const identity = { userId: dataset.userId, datasetId, deviceId: dataset.deviceId ?? null };
     const keys = records.map((record) => deduplicationKey(record, identity, mode));
-    const kept = lastOfEachKey(
-      records.map((record, index) => ({ record, key: keys[index]! })),
-      keys,
+    const kept = inInsertOrder(
+      lastOfEachKey(
+        records.map((record, index) => ({ record, key: keys[index]! })),
+        keys,
+      ),
+      mode,
     );
     const active = dataset.dataSetType === 'continuous';
     const stored = await scope.em.transactional(async (tx) => {
-      // The dataset row is locked so a close cannot pass between the check and the insert.
-      if ((await this.locked(tx, datasetId)).state === 'closed') throw closed();
+      // The dataset row is held so a close cannot pass between the check and the insert; shared,
+      // so that other uploads to it need not wait.
+      const state = await shareLockedState(tx, datasetId);
+      if (!state) throw notFound(`Dataset ${datasetId} was not found`);
+      if (state === 'closed') throw closed();
       const count = await insertReadings(tx, dataset, kept, { active, replace: mode === 'origin' });
       if (count)
         await assertReadingDensity(

@@ -27,6 +27,7 @@ import { healthRouter } from './http/health';
 import { frontDoorRouter } from './http/front-door';
 import { uploadInfoRouter } from './http/upload-info';
 import { apiDocsRouter } from './http/api-docs';
+import { readsOnly } from './http/reads-only';
 import { API_INFO, serviceEndpoints } from '../rest-compat/openapi/service-endpoints';
 import { DOWNLOAD_EDGE_ERRORS, openApiDocument, REST_EDGE_ERRORS } from '../rest-compat/openapi/document';
 import { jsonBody } from './http/json-body';
@@ -132,21 +133,23 @@ function mountRest(
   const downloads = contentRoutes(services);
   // The OpenAPI description, generated at start-up from the rows served below, so it cannot drift from them.
   app.use(
-    apiDocsRouter(
-      openApiDocument({
-        schema,
-        info: API_INFO,
-        routes: [
-          ...routes.map((route) => ({ ...route, edgeErrors: REST_EDGE_ERRORS })),
-          ...downloads.map((route) => ({
-            ...route,
-            method: 'get' as const,
-            status: 200,
-            edgeErrors: DOWNLOAD_EDGE_ERRORS,
-          })),
-          ...serviceEndpoints({ metricsHere: config.metricsPort === undefined }),
-        ],
-      }),
+    readsOnly(
+      apiDocsRouter(
+        openApiDocument({
+          schema,
+          info: API_INFO,
+          routes: [
+            ...routes.map((route) => ({ ...route, edgeErrors: REST_EDGE_ERRORS })),
+            ...downloads.map((route) => ({
+              ...route,
+              method: 'get' as const,
+              status: 200,
+              edgeErrors: DOWNLOAD_EDGE_ERRORS,
+            })),
+            ...serviceEndpoints({ metricsHere: config.metricsPort === undefined }),
+          ],
+        }),
+      ),
     ),
   );
   app.use(restCompatRouter(schema, routes, edgeFor, { routes: downloads, edge: [strict] }));
@@ -216,9 +219,9 @@ export async function createApp({
       sendAppError(res, error);
     }),
   );
-  app.use(healthRouter(orm, objectStore));
-  app.use(frontDoorRouter({ baseUrl, version: API_INFO.version, playground: config.graphqlPlayground }));
-  app.use(uploadInfoRouter());
+  app.use(readsOnly(healthRouter(orm, objectStore)));
+  app.use(readsOnly(frontDoorRouter({ baseUrl, version: API_INFO.version, playground: config.graphqlPlayground })));
+  app.use(readsOnly(uploadInfoRouter()));
   // With METRICS_PORT the service's own port has no /metrics (src/service.ts serves it there).
   if (config.metricsPort === undefined) app.get('/metrics', metricsEndpoint(config));
   app.use('/realms', realmsRouter(realms, realmRoutes(services, config, logger, orm), realmUnavailable(logger)));

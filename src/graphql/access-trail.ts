@@ -1,4 +1,4 @@
-import type { ApolloServerPlugin } from '@apollo/server';
+import type { ApolloServerPlugin, GraphQLRequestListener } from '@apollo/server';
 import { getOperationAST, Kind, type DocumentNode, type SelectionSetNode } from 'graphql';
 import type { Scope } from '../kernel/scope';
 
@@ -28,16 +28,14 @@ export function rootFieldsOf(document: DocumentNode, operationName?: string | nu
  * the answer is ready, before it is sent: one insert per request at most.
  */
 export function recordAccess(): ApolloServerPlugin<Scope> {
-  return {
-    async requestDidStart() {
-      return {
-        async didResolveOperation({ contextValue, document, operationName }) {
-          contextValue.accessTrail.operation = rootFieldsOf(document, operationName);
-        },
-        async willSendResponse({ contextValue }) {
-          await contextValue.accessTrail.flush(contextValue);
-        },
-      };
+  // One listener for every request: the request's trail is in its context.
+  const listener: GraphQLRequestListener<Scope> = {
+    async didResolveOperation({ contextValue, document, operationName }) {
+      contextValue.accessTrail.operation = rootFieldsOf(document, operationName);
+    },
+    async willSendResponse({ contextValue }) {
+      await contextValue.accessTrail.flush(contextValue);
     },
   };
+  return { requestDidStart: async () => listener };
 }

@@ -1,4 +1,4 @@
-import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloServer, type ApolloServerPlugin, type GraphQLRequestListener } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import {
   ApolloServerPluginCacheControlDisabled,
@@ -16,20 +16,24 @@ import { requestLimits } from './cost';
 import { limitRules, MAX_TOKENS } from './limits';
 import { listLengthLimit } from './list-limit';
 
+/**
+ * A plugin whose hooks keep no state of a request: one listener serves them all, so a request
+ * allocates nothing for it (every query pays for each plugin's listener otherwise).
+ */
+function everyRequest(listener: GraphQLRequestListener<Scope>): ApolloServerPlugin<Scope> {
+  return { requestDidStart: async () => listener };
+}
+
 /** Logs resolver failures that are bugs (not AppErrors) with the request id, once each. */
 function logUnexpectedErrors(logger: Logger): ApolloServerPlugin<Scope> {
-  return {
-    async requestDidStart() {
-      return {
-        async didEncounterErrors({ errors }) {
-          for (const error of errors) {
-            if (isUnexpected(error))
-              logger.error({ err: error.originalError ?? error, path: error.path }, 'graphql resolver failed');
-          }
-        },
-      };
+  return everyRequest({
+    async didEncounterErrors({ errors }) {
+      for (const error of errors) {
+        if (isUnexpected(error))
+          logger.error({ err: error.originalError ?? error, path: error.path }, 'graphql resolver failed');
+      }
     },
-  };
+  });
 }
 
 /** Operation names are the client's choice: a bounded label set keeps /metrics from growing without end. */
@@ -38,22 +42,17 @@ const OPERATION_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
 /** Counts operations by name, type and outcome at /metrics. */
 function countOperations(): ApolloServerPlugin<Scope> {
-  return {
-    async requestDidStart() {
-      return {
-        async willSendResponse({ operationName, operation, response, errors }) {
-          const failed =
-            Boolean(errors?.length) || (response.body.kind === 'single' && Boolean(response.body.singleResult.errors));
-          graphqlOperations.inc({
-            operation:
-              operationName && OPERATION_NAME.test(operationName) ? operationLabel(operationName) : 'anonymous',
-            type: operation?.operation ?? 'unknown',
-            outcome: failed ? 'error' : 'ok',
-          });
-        },
-      };
+  return everyRequest({
+    async willSendResponse({ operationName, operation, response, errors }) {
+      const failed =
+        Boolean(errors?.length) || (response.body.kind === 'single' && Boolean(response.body.singleResult.errors));
+      graphqlOperations.inc({
+        operation: operationName && OPERATION_NAME.test(operationName) ? operationLabel(operationName) : 'anonymous',
+        type: operation?.operation ?? 'unknown',
+        outcome: failed ? 'error' : 'ok',
+      });
     },
-  };
+  });
 }
 
 /**
@@ -62,20 +61,16 @@ function countOperations(): ApolloServerPlugin<Scope> {
  * repeats nothing that succeeded); the seconds to wait are in the error's extensions too.
  */
 function answerRateLimits(): ApolloServerPlugin<Scope> {
-  return {
-    async requestDidStart() {
-      return {
-        async willSendResponse({ errors, response }) {
-          const waits = (errors ?? []).map((error) => retryAfterOf(unwrapResolverError(error)));
-          const retryAfter = Math.max(0, ...waits.filter((wait) => wait !== undefined));
-          const answered = response.body.kind !== 'single' || response.body.singleResult.data != null;
-          if (retryAfter === 0 || answered) return;
-          response.http.status = 429;
-          response.http.headers.set('retry-after', String(retryAfter));
-        },
-      };
+  return everyRequest({
+    async willSendResponse({ errors, response }) {
+      const waits = (errors ?? []).map((error) => retryAfterOf(unwrapResolverError(error)));
+      const retryAfter = Math.max(0, ...waits.filter((wait) => wait !== undefined));
+      const answered = response.body.kind !== 'single' || response.body.singleResult.data != null;
+      if (retryAfter === 0 || answered) return;
+      response.http.status = 429;
+      response.http.headers.set('retry-after', String(retryAfter));
     },
-  };
+  });
 }
 
 export function createApolloServer(schema: GraphQLSchema, logger: Logger): ApolloServer<Scope> {

@@ -31,10 +31,25 @@ export function callerGrants(scope: Scope, callerId: string): Loader<string, Gra
  */
 export function grantPages(scope: Scope, column: Side, args: PageArgs): Loader<string, GrantRow[]> {
   return scope.loaders.get(`permissions.page:${column}:${args.first}:${JSON.stringify(args.after)}`, () => {
-    return new Loader<string, GrantRow[]>(async (ids) =>
-      groupBy(await grantPagesOf(scope.em, column, ids, args), column, ids),
-    );
+    return new Loader<string, GrantRow[]>(async (ids) => {
+      const rows = await grantPagesOf(scope.em, column, ids, args);
+      primeCallerGrants(scope, column, rows);
+      return groupBy(rows, column, ids);
+    });
   });
+}
+
+/**
+ * The grants the caller received, read for a page of its shares, are the ones its access checks
+ * on those sharers ask for (reading a sharer's account): known now, they cost no second SELECT.
+ */
+function primeCallerGrants(scope: Scope, column: Side, rows: readonly GrantRow[]): void {
+  const callerId = scope.principal.userId;
+  if (column !== 'grantee_id' || callerId === null) return;
+  for (const row of rows) {
+    if (row.grantee_id !== callerId) continue;
+    callerGrants(scope, callerId).prime(row.sharer_id, { permissions: row.permissions, clinicId: row.clinic_id });
+  }
 }
 
 /** How many grants each account gave (or received), in one SELECT for the request. */

@@ -14,6 +14,8 @@ export interface GrantRow {
   sharer_id: string;
   grantee_id: string;
   permissions: Permission[];
+  /** The clinic whose access made the grant, if one did. */
+  clinic_id: string | null;
 }
 
 /** One side of a grant: who gave it, or who received it. */
@@ -46,8 +48,8 @@ export function grantPagesOf(
   const other = otherSide(column);
   const after = args.after === null ? '' : ` and ${other} > ?`;
   return sqlOf(em).rows<GrantRow>(
-    `select sharer_id, grantee_id, permissions from (
-       select sharer_id, grantee_id, permissions,
+    `select sharer_id, grantee_id, permissions, clinic_id from (
+       select sharer_id, grantee_id, permissions, clinic_id,
          row_number() over (partition by ${column} order by ${other}) as position
        from permission_grants where ${column} in (${placeholders(ids.length)})${after}
      ) ranked where position <= ? order by ${column}, ${other}`,

@@ -1,6 +1,5 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { PageArgs } from '../../graphql/connection';
-import { isAppError } from '../../kernel/errors';
 import type { Scope } from '../../kernel/scope';
 import { User } from '../users/user.types';
 import { UsersService } from '../users/users.service';
@@ -73,12 +72,8 @@ export class PermissionsResolver {
 
   @FieldResolver(() => User, { nullable: true })
   async user(@Root() share: Share, @Ctx() scope: Scope): Promise<User | null> {
-    try {
-      return User.from(await this.users.get(scope, share.userId), scope.principal);
-    } catch (error) {
-      if (isAppError(error) && (error.code === 'FORBIDDEN' || error.code === 'NOT_FOUND')) return null;
-      throw error;
-    }
+    const user = await this.users.readable(scope, share.userId);
+    return user && User.from(user, scope.principal);
   }
 }
 

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { forbidden, invalid, notFound, unauthenticated } from '../../kernel/errors';
 import { hexId } from '../../kernel/ids';
-import type { Principal } from '../../kernel/principal';
+import { isAuthenticated, type Principal } from '../../kernel/principal';
 import type { Scope } from '../../kernel/scope';
 import {
   assertEmail,
@@ -16,7 +16,7 @@ import { changesCredentials, needsCurrentPassword } from './credential-changes';
 import { releasing, yieldsToSignUp } from './custodial-addresses';
 import { hashPassword, verifyAgainstDecoy, verifyPassword } from './password-hash';
 import type { UserRecord } from './user.entity';
-import { userLoader } from './users.loaders';
+import { readableUserLoader, userLoader } from './users.loaders';
 import {
   addressesOf,
   existingUserIds,
@@ -234,8 +234,23 @@ export class UsersService {
    */
   async many(scope: Scope, ids: readonly string[]): Promise<(UserRecord | null)[]> {
     UsersService.assertIdCount(ids);
+    ids.forEach((id) => assertUserId(id, 'ids'));
+    return this.readableAmong(scope, ids);
+  }
+
+  /**
+   * An account by id (as stored: a share's other account) if the caller may read it, else null,
+   * as `get` answers FORBIDDEN or NOT_FOUND. Lookups in the same request are batched: one access
+   * check and one SELECT for a whole page of shares.
+   */
+  async readable(scope: Scope, userId: string): Promise<UserRecord | null> {
+    if (!isAuthenticated(scope.principal)) throw unauthenticated();
+    return readableUserLoader(scope, (ids) => this.readableAmong(scope, ids)).load(userId);
+  }
+
+  /** Each distinct id is checked and read once; null where the caller may not read one or none exists. */
+  private async readableAmong(scope: Scope, ids: readonly string[]): Promise<(UserRecord | null)[]> {
     const distinct = [...new Set(ids)];
-    distinct.forEach((id) => assertUserId(id, 'ids'));
     const allowed = await this.access.allowedTargets(scope, distinct, ['custodian']);
     const users = await userLoader(scope).loadMany(distinct.filter((id) => allowed.has(id)));
     const byId = new Map(users.filter((user) => user !== null).map((user) => [user.id, user]));

@@ -16,6 +16,7 @@ import { accessLogScenarios } from './scenarios/access-log';
 import { loginFloodScenarios } from './scenarios/login-flood';
 import { legacyPagingScenarios } from './scenarios/legacy-paging';
 import { replicaScenarios } from './scenarios/replicas';
+import { largeClinicScenarios } from './scenarios/large-clinic';
 import { startBenchEnvironment, type BenchEnvironment } from './setup';
 
 /**
@@ -36,9 +37,13 @@ const SCENARIOS: Record<string, (env: BenchEnvironment) => Promise<Measurement[]
   'access-log': accessLogScenarios,
   'login-flood': loginFloodScenarios,
   'legacy-paging': legacyPagingScenarios,
+  'large-clinic': largeClinicScenarios,
 };
 
-/** BENCH_ONLY=accounts,s3-content runs some scenarios; BENCH_SECONDS sets each run's length. */
+/**
+ * BENCH_ONLY=accounts,s3-content runs some scenarios; BENCH_SECONDS sets each run's length;
+ * BENCH_SCALE=100000 adds a clinic of that many patients beside one of 10,000 (`large-clinic`).
+ */
 const only = process.env.BENCH_ONLY?.split(',');
 const wanted = (name: string) => !only || only.includes(name);
 

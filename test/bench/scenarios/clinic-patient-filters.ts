@@ -31,7 +31,12 @@ function sampleSummary(): string {
  * Statistic values vary by patient and period: very-low time from 0 to 5%, CGM use from 50 to
  * 100%, time in range from 40 to 100%, every other statistic a value of its own.
  */
-export async function seed(client: pg.Client, clinicId: string, prefix = 'filter-patient'): Promise<void> {
+export async function seed(
+  client: pg.Client,
+  clinicId: string,
+  prefix = 'filter-patient',
+  patients = PATIENTS,
+): Promise<void> {
   if (!/^[a-z-]+$/.test(prefix)) throw new Error(`seed prefix ${prefix}: lowercase letters and dashes only`);
   await client.query(
     `insert into clinic_patients (clinic_id, user_id, full_name, birth_date, email, mrn, tags, permissions, reviews,
@@ -40,7 +45,7 @@ export async function seed(client: pg.Client, clinicId: string, prefix = 'filter
             'filter' || n || '@example.org', 'MRN' || lpad(n::text, 8, '0'), '{}', '{custodian,view,upload,note}',
             '[]'::jsonb, null, now(), now()
      from generate_series(1, $2::int) as n`,
-    [clinicId, PATIENTS],
+    [clinicId, patients],
   );
   const lastData = new Date(Date.UTC(2026, 10, 20)).toISOString();
   await client.query(
@@ -49,7 +54,7 @@ export async function seed(client: pg.Client, clinicId: string, prefix = 'filter
      select substr(md5('${prefix}' || n), 1, 10), 'cgm', $2::timestamptz, $2::timestamptz - interval '30 days',
             $2::timestamptz, now(), null, null, $1::jsonb, 6
      from generate_series(1, $3::int) as n`,
-    [sampleSummary(), lastData, PATIENTS],
+    [sampleSummary(), lastData, patients],
   );
   const special: Record<string, string> = {
     timeInVeryLowPercent: '(h % 500) / 10000.0',
@@ -67,7 +72,7 @@ export async function seed(client: pg.Client, clinicId: string, prefix = 'filter
                   ('x' || substr(md5(n || period || previous::text), 1, 8))::bit(32)::int & 2147483647 as h
            from generate_series(1, $2::int + $3::int) as n,
                 unnest($4::text[]) as period, unnest(array[false, true]) as previous) as rows`,
-    [lastData, PATIENTS, OTHER_USERS, PERIODS],
+    [lastData, patients, OTHER_USERS, PERIODS],
   );
   await client.query('vacuum analyze clinic_patients');
   await client.query('vacuum analyze glucose_summaries');
@@ -79,6 +84,56 @@ export async function seed(client: pg.Client, clinicId: string, prefix = 'filter
 const PERIOD_JOIN = `join clinic_patient_period_stats s on s.clinic_id = p.clinic_id and s.user_id = p.user_id
   and s.kind = 'cgm' and s.period = '14d' and not s.previous`;
 const FILTER = 's.time_in_very_low_percent > $2 and s.time_cgm_use_percent > $3';
+
+const FLOOR_SQL = `with page as (
+      select p.clinic_id, p.user_id, p.full_name, p.birth_date::text, p.email, p.mrn, p.tags, p.permissions, p.reviews,
+             p.last_reviewed, p.created_time, p.updated_time, s.time_in_target_percent as sort_value,
+             count(*) over () as count
+        from clinic_patients p ${PERIOD_JOIN}
+       where p.clinic_id = $1 and ${FILTER}
+       order by s.time_in_target_percent desc, p.user_id desc limit 50)
+    select page.*, g.periods, g.last_data, (select count(*) from clinic_patients where clinic_id = $1) as total_count
+      from page left join glucose_summaries g on g.user_id = page.user_id and g.kind = 'cgm'
+     order by page.sort_value desc, page.user_id desc`;
+
+/**
+ * The filtered, sorted page of a clinic of `patients` (seeded by `seed`) beside its floor, at each
+ * of `concurrencies` requests at once: under load, and one at a time (the latency a clinician sees).
+ */
+export async function filteredListRows(
+  env: Pick<BenchEnvironment, 'app' | 'databaseUrl'>,
+  clinicId: string,
+  headers: Record<string, string>,
+  patients: number,
+  concurrencies: number[],
+): Promise<Measurement[]> {
+  const url =
+    `${env.app.url}/v1/clinics/${clinicId}/patients?cgm.timeInVeryLowPercent=${encodeURIComponent('>0.01')}` +
+    `&cgm.timeCGMUsePercent=${encodeURIComponent('>0.7')}&sort=-timeInTargetPercent&sortType=cgm&limit=50`;
+  const response = await fetch(url, { headers });
+  const body = (await response.json()) as { data: unknown[]; meta: { count: number; totalCount: number } };
+  if (!response.ok || body.meta.totalCount !== patients || body.data.length !== 50)
+    throw new Error(`${url} answered ${response.status}: ${JSON.stringify(body).slice(0, 300)}`);
+  const notes = `${response.headers.get('x-sql-statements')} SQL statements/request, ${body.meta.count} matches`;
+  const rows: Measurement[] = [];
+  for (const connections of concurrencies) {
+    const floor = await sqlLoad(
+      `floor: one SQL statement, 2 summary filters + summary sort, page of 50 + summaries + counts (${patients.toLocaleString('en')} patients, ${connections} at once)`,
+      env.databaseUrl,
+      FLOOR_SQL,
+      [clinicId, 0.01, 0.7],
+      connections,
+    );
+    const listed = await load(
+      `REST GET /v1/clinics/{id}/patients?cgm.timeInVeryLowPercent&cgm.timeCGMUsePercent&sort=-timeInTargetPercent&limit=50 (${patients.toLocaleString('en')} patients, ${connections} at once)`,
+      { url, headers, connections, cpuOf: env.app.process },
+      floor.name,
+    );
+    listed.notes = notes;
+    rows.push(floor, listed);
+  }
+  return rows;
+}
 
 /**
  * Issue 15: the patient list of a clinic of 10,000 patients filtered on two summary statistics
@@ -117,42 +172,7 @@ export async function clinicPatientFilterScenarios(env: BenchEnvironment): Promi
     await client.end();
   }
 
-  const floorSql = `with page as (
-      select p.clinic_id, p.user_id, p.full_name, p.birth_date::text, p.email, p.mrn, p.tags, p.permissions, p.reviews,
-             p.last_reviewed, p.created_time, p.updated_time, s.time_in_target_percent as sort_value,
-             count(*) over () as count
-        from clinic_patients p ${PERIOD_JOIN}
-       where p.clinic_id = $1 and ${FILTER}
-       order by s.time_in_target_percent desc, p.user_id desc limit 50)
-    select page.*, g.periods, g.last_data, (select count(*) from clinic_patients where clinic_id = $1) as total_count
-      from page left join glucose_summaries g on g.user_id = page.user_id and g.kind = 'cgm'
-     order by page.sort_value desc, page.user_id desc`;
-  const url =
-    `${env.app.url}/v1/clinics/${clinic.id}/patients?cgm.timeInVeryLowPercent=${encodeURIComponent('>0.01')}` +
-    `&cgm.timeCGMUsePercent=${encodeURIComponent('>0.7')}&sort=-timeInTargetPercent&sortType=cgm&limit=50`;
-  const response = await fetch(url, { headers });
-  const body = (await response.json()) as { data: unknown[]; meta: { count: number; totalCount: number } };
-  if (!response.ok || body.meta.totalCount !== PATIENTS || body.data.length !== 50)
-    throw new Error(`${url} answered ${response.status}: ${JSON.stringify(body).slice(0, 300)}`);
-  const notes = `${response.headers.get('x-sql-statements')} SQL statements/request, ${body.meta.count} matches`;
-  const rows: Measurement[] = [];
-  // Under load (16 at once, as the other rows) and one request at a time (the latency a clinician sees).
-  for (const connections of [16, 1]) {
-    const floor = await sqlLoad(
-      `floor: one SQL statement, 2 summary filters + summary sort, page of 50 + summaries + counts (${connections} at once)`,
-      env.databaseUrl,
-      floorSql,
-      [clinic.id, 0.01, 0.7],
-      connections,
-    );
-    const listed = await load(
-      `REST GET /v1/clinics/{id}/patients?cgm.timeInVeryLowPercent&cgm.timeCGMUsePercent&sort=-timeInTargetPercent&limit=50 (10,000 patients, ${connections} at once)`,
-      { url, headers, connections, cpuOf: env.app.process },
-      floor.name,
-    );
-    listed.notes = notes;
-    rows.push(floor, listed);
-  }
+  const rows = await filteredListRows(env, clinic.id, headers, PATIENTS, [16, 1]);
   // Reference: the same page size without summary filters, to tell the filters' cost from the page's.
   const plain = await load(
     'REST GET /v1/clinics/{id}/patients?sort=-fullName&limit=50 (reference: no summary filter)',

@@ -5,17 +5,23 @@ import type { BenchEnvironment } from '../setup';
 import { signUpUser } from './seed';
 import { sqlLoad } from '../sql-load';
 
-const PATIENTS = 10_000;
+export const PATIENTS = 10_000;
 
 /**
  * The clinic's 10,000 patients in one INSERT, every one tagged `Pump`, half also `Teen`; one in
  * fifty with a Dexcom link that is disconnected.
  */
-async function seedPatients(client: pg.Client, clinicId: string, [pump, teen]: string[]): Promise<void> {
+async function seedPatients(
+  client: pg.Client,
+  clinicId: string,
+  [pump, teen]: string[],
+  patients = PATIENTS,
+  prefix = 'tide-patient',
+): Promise<void> {
   await client.query(
     `insert into clinic_patients (clinic_id, user_id, full_name, birth_date, email, tags, permissions, reviews,
                                   data_sources, created_time, updated_time)
-     select $1, substr(md5('tide-patient' || n), 1, 10), 'Patient ' || n, date '1950-01-01' + (n * 7919 % 25000),
+     select $1, substr(md5($5 || n), 1, 10), 'Patient ' || n, date '1950-01-01' + (n * 7919 % 25000),
             'tide' || n || '@example.org', case when n % 2 = 0 then array[$2, $3] else array[$2] end,
             '{custodian,view,upload,note}', '[]'::jsonb,
             case when n % 50 = 0
@@ -23,7 +29,7 @@ async function seedPatients(client: pg.Client, clinicId: string, [pump, teen]: s
             end,
             now(), now()
        from generate_series(1, $4::int) as n`,
-    [clinicId, pump, teen, PATIENTS],
+    [clinicId, pump, teen, patients, prefix],
   );
 }
 
@@ -32,10 +38,10 @@ async function seedPatients(client: pg.Client, clinicId: string, [pump, teen]: s
  * the CGM rows of the four periods and their previous periods, statistics spread by fixed
  * pseudo-random fractions of the patient number, last data over the last 30 days.
  */
-async function seedStats(client: pg.Client): Promise<void> {
+async function seedStats(client: pg.Client, patients = PATIENTS, prefix = 'tide-patient'): Promise<void> {
   await client.query(
     `with base as (
-       select n, substr(md5('tide-patient' || n), 1, 10) as user_id, period, previous,
+       select n, substr(md5($2 || n), 1, 10) as user_id, period, previous,
               ((n * 13 + k) % 997) / 997.0 as r1, ((n * 17 + k) % 991) / 991.0 as r2,
               ((n * 19 + k) % 983) / 983.0 as r3, ((n * 23 + k) % 977) / 977.0 as r4,
               ((n * 29 + k) % 971) / 971.0 as r5, ((n * 31 + k) % 967) / 967.0 as r6,
@@ -59,7 +65,7 @@ async function seedStats(client: pg.Client): Promise<void> {
             r7 * 0.4 - 0.25, r6 * 0.3, very_high, case when r5 < 0.05 then 0.01 else 0 end, very_high + r6 * 0.3,
             0.5 + r4 * 0.5, (0.5 + r4 * 0.5) * 1440 * 7, 6 + r2 * 4, 6 + r3 * 2
        from stats`,
-    [PATIENTS],
+    [patients, prefix],
   );
 }
 
@@ -117,10 +123,12 @@ const FLOOR_SQL = `
 /** A dashboard report, not a hot path: a few clinicians at once rather than the harness's 16 connections. */
 const CONNECTIONS = 4;
 
-/** Issue 15: the TIDE report of a clinic of 10,000 patients with 30 days of summaries. */
-export async function tideScenarios(
-  env: Pick<BenchEnvironment, 'app' | 'databaseUrl' | 'replica'>,
-): Promise<Measurement[]> {
+/** A clinic of `patients` with 30 days of summaries and its tags, seeded in SQL; its admin's headers. */
+export async function seededTideClinic(
+  env: Pick<BenchEnvironment, 'app' | 'databaseUrl'>,
+  patients = PATIENTS,
+  prefix = 'tide-patient',
+): Promise<{ clinicId: string; pumpTag: string; headers: Record<string, string> }> {
   const admin = await signUpUser(env, 'tide-admin');
   const headers = { 'x-tidepool-session-token': admin.token, 'content-type': 'application/json' };
   const post = async (path: string, body: unknown) => {
@@ -134,36 +142,58 @@ export async function tideScenarios(
   const client = new pg.Client({ connectionString: env.databaseUrl });
   await client.connect();
   try {
-    await seedPatients(client, clinic.id, tags);
-    await seedStats(client);
+    await seedPatients(client, clinic.id, tags, patients, prefix);
+    await seedStats(client, patients, prefix);
     // As autovacuum would after a bulk load.
     await client.query('vacuum analyze clinic_patients');
     await client.query('vacuum analyze glucose_period_stats');
   } finally {
     await client.end();
   }
+  return { clinicId: clinic.id, pumpTag: tags[0]!, headers };
+}
 
+/** Issue 15: the TIDE report of a clinic of 10,000 patients with 30 days of summaries. */
+export async function tideScenarios(
+  env: Pick<BenchEnvironment, 'app' | 'databaseUrl' | 'replica'>,
+): Promise<Measurement[]> {
+  const { clinicId, pumpTag, headers } = await seededTideClinic(env);
+  return tideRows(env, clinicId, pumpTag, headers, PATIENTS, [CONNECTIONS, 1]);
+}
+
+/**
+ * The TIDE report of a clinic of `patients` (seeded by seedPatients and seedStats) beside its
+ * floor, at each of `concurrencies` requests at once: a few clinicians at once (throughput), and
+ * one at a time (the latency a clinician sees). With a replica in the run, also read from it.
+ */
+export async function tideRows(
+  env: Pick<BenchEnvironment, 'app' | 'databaseUrl' | 'replica'>,
+  clinicId: string,
+  pumpTag: string,
+  headers: Record<string, string>,
+  patients: number,
+  concurrencies: number[],
+): Promise<Measurement[]> {
   // A clinician's default dashboard: the last 14 days, data within the last 14 days, the `Pump` tag.
   const cutoff = new Date(Date.now() - 14 * 24 * 3_600_000).toISOString();
-  const url = `${env.app.url}/v1/clinics/${clinic.id}/tide_report?period=14d&tags=${tags[0]}&lastDataCutoff=${encodeURIComponent(cutoff)}`;
+  const url = `${env.app.url}/v1/clinics/${clinicId}/tide_report?period=14d&tags=${pumpTag}&lastDataCutoff=${encodeURIComponent(cutoff)}`;
   const response = await fetch(url, { headers });
   const body = (await response.json()) as { results: Record<string, unknown[]> };
   if (!response.ok) throw new Error(`${url} answered ${response.status}: ${JSON.stringify(body).slice(0, 300)}`);
   const sizes = Object.entries(body.results).map(([key, entries]) => `${key} ${entries.length}`);
   const notes = `${response.headers.get('x-sql-statements')} SQL statements/request; ${sizes.join(', ')}`;
   const rows: Measurement[] = [];
-  // A few clinicians at once (throughput), and one at a time (the latency a clinician sees).
-  for (const connections of [CONNECTIONS, 1]) {
+  for (const connections of concurrencies) {
     const floor = await sqlLoad(
-      `floor: one hand-written SQL statement, TIDE report (${connections} at once)`,
+      `floor: one hand-written SQL statement, TIDE report (${patients.toLocaleString('en')} patients, ${connections} at once)`,
       env.databaseUrl,
       FLOOR_SQL,
-      [clinic.id, `{${tags[0]}}`, '14d', cutoff],
+      [clinicId, `{${pumpTag}}`, '14d', cutoff],
       connections,
     );
     const measured = await load(
-      `REST GET /v1/clinics/{id}/tide_report (${PATIENTS.toLocaleString('en')} patients, 14d, ${connections} at once)`,
-      { url, headers, connections },
+      `REST GET /v1/clinics/{id}/tide_report (${patients.toLocaleString('en')} patients, 14d, ${connections} at once)`,
+      { url, headers, connections, cpuOf: env.app.process },
       floor.name,
     );
     measured.notes = notes;

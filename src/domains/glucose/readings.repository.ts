@@ -63,15 +63,15 @@ export async function insertReadings(
 ): Promise<number> {
   if (!records.length) return 0;
   const ids = hexIds(records.length, 32);
-  const arrays = [
-    records.map(({ record }) => record.time),
-    records.map(({ record }, index) => (record.fields.id as string | undefined) ?? ids[index]!),
-    records.map(({ record }) => record.type),
-    records.map(({ record }) => record.value),
-    records.map(({ record }) => record.minutes),
-    records.map(({ key }) => key),
-    records.map(({ record }) => record.deviceId),
-    records.map(({ record }) => JSON.stringify(storedFields(record.fields))),
+  const literals = [
+    plainLiteral(records.map(({ record }) => record.time.toISOString())),
+    plainLiteral(records.map(({ record }, index) => (record.fields.id as string | undefined) ?? ids[index]!)),
+    plainLiteral(records.map(({ record }) => record.type)),
+    plainLiteral(records.map(({ record }) => record.value)),
+    plainLiteral(records.map(({ record }) => record.minutes)),
+    arrayLiteral(records.map(({ key }) => key)),
+    arrayLiteral(records.map(({ record }) => record.deviceId)),
+    arrayLiteral(records.map(({ record }) => JSON.stringify(storedFields(record.fields)))),
   ];
   const onConflict = replace
     ? `do update set time = excluded.time, id = excluded.id, type = excluded.type, value = excluded.value,
@@ -86,10 +86,17 @@ export async function insertReadings(
        from unnest(${RECORD_COLUMNS.map(([, type], index) => `$${index + 5}::${type}[]`).join(', ')})
          as r(${RECORD_COLUMNS.map(([name]) => name).join(', ')})
      on conflict (user_id, dataset_id, dedup_key) ${onConflict}`,
-    [dataset.userId, dataset.id, active, new Date().toISOString(), ...arrays.map((values) => arrayLiteral(values))],
+    [dataset.userId, dataset.id, active, new Date().toISOString(), ...literals],
   );
   return affectedRows;
 }
+
+/**
+ * An array literal of elements that need no quotes: ISO 8601 times, finite numbers, record ids
+ * (32 lowercase letters or digits) and record types. Joined as they are, without the per-element
+ * checks of `arrayLiteral`, which cost a thousand records' upload a millisecond and its garbage.
+ */
+const plainLiteral = (values: readonly (string | number)[]) => `{${values.join(',')}}`;
 
 /** The record's fields kept as sent: its id and device have columns of their own. */
 const storedFields = ({ id: _id, deviceId: _deviceId, ...fields }: Record<string, unknown>) => fields;

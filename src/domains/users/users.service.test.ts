@@ -55,3 +55,20 @@ describe('UsersService.many', () => {
     expect(() => UsersService.assertIdCount(new Array(20_000).fill('a'))).toThrow(/ids holds 20000 entries/);
   });
 });
+
+describe('UsersService.readable', () => {
+  it('checks and reads the accounts asked in the same tick together, null where the caller may not read one', async () => {
+    const { service, scope, checked, selected } = fixture();
+    const users = await Promise.all([id(3), id(2), id(4)].map((userId) => service.readable(scope, userId)));
+    expect(users.map((user) => user?.id ?? null)).toEqual([id(3), null, id(4)]);
+    expect(checked).toEqual([[id(3), id(2), id(4)]]);
+    expect(selected).toEqual([[id(3), id(4)]]);
+  });
+
+  it('refuses an anonymous caller as reading one account does', async () => {
+    const { service, scope, checked } = fixture();
+    const anonymous = { ...scope, principal: { userId: null, isServer: false, clientId: null } } as unknown as Scope;
+    await expect(service.readable(anonymous, id(3))).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    expect(checked).toEqual([]);
+  });
+});

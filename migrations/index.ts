@@ -19,6 +19,7 @@ import { Migration20261127070000_glucose_summary_queue } from './Migration202611
 import { Migration20261127080000_mail_outbox } from './Migration20261127080000_mail_outbox';
 import { Migration20261127081000_confirmations } from './Migration20261127081000_confirmations';
 import { Migration20261127130000_rate_buckets } from './Migration20261127130000_rate_buckets';
+import { Migration20261127150000_tide_category_indexes } from './Migration20261127150000_tide_category_indexes';
 import type { Migration } from '@mikro-orm/migrations';
 
 type MigrationClass = new (...args: ConstructorParameters<typeof Migration>) => Migration;
@@ -58,4 +59,8 @@ export const migrations: { name: string; class: MigrationClass }[] = [
   { name: 'Migration20261127080000_mail_outbox', class: Migration20261127080000_mail_outbox },
   { name: 'Migration20261127081000_confirmations', class: Migration20261127081000_confirmations },
   { name: 'Migration20261127130000_rate_buckets', class: Migration20261127130000_rate_buckets },
+  {
+    name: 'Migration20261127150000_tide_category_indexes',
+    class: Migration20261127150000_tide_category_indexes,
+  },
 ];

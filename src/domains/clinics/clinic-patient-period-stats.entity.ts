@@ -1,5 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { periodPartitions, periodStatsColumns } from '../glucose/period-stats-columns';
+import { tideIndexes } from './tide/tide-indexes';
 
 /** The table of the clinic copy, which the patient list's summary filters and sorts read. */
 export const CLINIC_PERIOD_STATS_TABLE = 'clinic_patient_period_stats';
@@ -24,6 +25,8 @@ export const ClinicPatientPeriodStatsSchema = defineEntity({
     userId: p.string().primary().length(36),
     ...periodStatsColumns(),
   },
+  // The TIDE report's (src/domains/clinics/tide/tide-indexes.ts).
+  indexes: tideIndexes(CLINIC_PERIOD_STATS_TABLE),
 });
 
 export type ClinicPatientPeriodStatsRecord = InferEntity<typeof ClinicPatientPeriodStatsSchema>;

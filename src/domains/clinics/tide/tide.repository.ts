@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { sqlOf, staleReadsOf } from '../../../infra/database/sql-runner';
 import { arrayLiteral, rowDate } from '../../../kernel/sql';
 import { STAT_COLUMNS } from '../../glucose/period-stats';
-import { summaryJoins } from '../../glucose/summaries.repository';
+import { CLINIC_PERIOD_STATS_TABLE } from '../clinic-patient-period-stats.entity';
 import { PATIENT_COLUMNS, toPatient, type PatientRow } from '../patients.repository';
 import {
   TIDE_CATEGORIES,
@@ -10,12 +10,12 @@ import {
   TIDE_NO_DATA_LIMIT,
   TIDE_PATIENT_LIMIT,
   TIDE_STATS,
-  type Condition,
   type TideCategoryKey,
   type TideStat,
 } from './categories';
 import type { PatientDataSource } from './data-sources';
 import type { TideParameters } from './parameters';
+import { categorySql } from './tide-indexes';
 
 /**
  * The TIDE report's statement and the patients' data sources (`data_sources` of
@@ -41,59 +41,118 @@ export interface TideRows {
 const column = (stat: TideStat) => STAT_COLUMNS[stat];
 const PICKED_STATS = TIDE_STATS.map(column).join(', ');
 
-/** A condition as SQL: NULL never passes a comparison, and always passes its negation (Mongo `$not`). */
-function conditionSql({ stat, operator, value, negated }: Condition): string {
-  const test = `${column(stat)} ${operator} ${value}::float8`;
-  return negated ? `not coalesce(${test}, false)` : test;
+/** Part of a statement: its SQL and its parameters, in order. */
+interface Part {
+  sql: string;
+  params: unknown[];
+}
+
+/** What each pick selects of a patient (`p`) and its row of the period (`s`): the columns the report reads. */
+const PICKED_OF_S = `p.user_id, lower(p.full_name) as name, p.data_sources, s.last_data, ${TIDE_STATS.map((stat) => `s.${column(stat)}`).join(', ')}`;
+
+/** The clinic's tagged patients joined to their rows of the period in the clinic's copy of the statistics. */
+function periodRows(clinicId: string, parameters: TideParameters): Part {
+  return {
+    sql: `from ${CLINIC_PERIOD_STATS_TABLE} s join clinic_patients p on p.clinic_id = s.clinic_id and p.user_id = s.user_id
+       where s.clinic_id = ? and s.kind = 'cgm' and s.period = ? and s.previous = false and p.tags @> ?::text[]`,
+    params: [clinicId, parameters.period, arrayLiteral(parameters.tags)],
+  };
 }
 
 /**
- * The whole report in one statement, reading the clinic's tagged patients and their statistics
- * once (`candidates`), then picking from them:
+ * Each requested category's first 100 patients by its statistic (ties on it included) among those
+ * no earlier category takes, read from the category's partial index in order, which stops there.
+ * The report's 100 are among them: in each category, they are its first by (statistic, name, id).
+ */
+function clinicalPicks(clinicId: string, parameters: TideParameters): Part {
+  const order = parameters.categories;
+  if (!order.length) {
+    const rows = periodRows(clinicId, parameters);
+    return {
+      sql: `select ${PICKED_OF_S}, 0 as category, 0::float8 as sort_value ${rows.sql} and false`,
+      params: rows.params,
+    };
+  }
+  const picks = order.map((key, index) => {
+    const rule = TIDE_CATEGORIES[key];
+    const sortBy = `s.${column(rule.sortBy)}`;
+    const untaken = order.slice(0, index).map((earlier) => ` and not coalesce((${categorySql(earlier, 's.')}), false)`);
+    const rows = periodRows(clinicId, parameters);
+    return {
+      sql: `(select ${PICKED_OF_S}, ${index} as category, ${rule.descending ? '-' : ''}${sortBy} as sort_value ${rows.sql}
+          and s.last_data >= ? and ${categorySql(key, 's.')}${untaken.join('')}
+        order by ${sortBy}${rule.descending ? ' desc' : ''} fetch first ${TIDE_PATIENT_LIMIT} rows with ties)`,
+      params: [...rows.params, parameters.lastDataCutoff],
+    };
+  });
+  return { sql: picks.map((pick) => pick.sql).join(' union all '), params: picks.flatMap((pick) => pick.params) };
+}
+
+/**
+ * The candidates for noData, two picks that each stop early: the first 50 by name of the patients
+ * without data (no row of the period with last data: they come first), read in the order of
+ * clinic_patients_full_name_order, each probing its row; and the first 50 by last data (ties
+ * included) of those with stale data, read in the order of clinic_period_stats_tide_last_data.
+ */
+function noDataPicks(clinicId: string, parameters: TideParameters, now: Date): Part {
+  const rows = periodRows(clinicId, parameters);
+  const periodRow = `s.clinic_id = p.clinic_id and s.user_id = p.user_id and s.kind = 'cgm' and s.period = ? and s.previous = false`;
+  return {
+    sql: `(select ${PICKED_OF_S}, null::int as category, null::float8 as sort_value
+         from (select * from clinic_patients p where p.clinic_id = ? and p.tags @> ?::text[] and not exists (
+                 select 1 from ${CLINIC_PERIOD_STATS_TABLE} s where ${periodRow} and s.last_data is not null)
+                order by lower(p.full_name), p.user_id limit ${TIDE_NO_DATA_LIMIT}) p
+         left join ${CLINIC_PERIOD_STATS_TABLE} s on ${periodRow})
+      union all
+      (select ${PICKED_OF_S}, null::int as category, null::float8 as sort_value ${rows.sql}
+          and s.last_data < ? and (s.last_data < ? or exists (
+            select 1 from jsonb_array_elements(coalesce(p.data_sources, '[]'::jsonb)) source
+             where source->>'providerName' = 'dexcom' and (source->>'state') is distinct from 'connected'))
+        order by s.last_data fetch first ${TIDE_NO_DATA_LIMIT} rows with ties)`,
+    params: [
+      clinicId,
+      arrayLiteral(parameters.tags),
+      parameters.period,
+      parameters.period,
+      ...rows.params,
+      new Date(now.getTime() - TIDE_NO_DATA_AGE_MS),
+      parameters.lastDataCutoff,
+    ],
+  };
+}
+
+/**
+ * The whole report in one statement:
  * - `clinical`: Tidepool runs a query per category, each limited to what is left of the shared
  *   100 and excluding patients already taken, and stops once nothing is left. That is the same
  *   as giving each patient the first category (in the requested order) it meets and keeping the
  *   first 100 rows ordered by (category, the category's sort): a patient met by an earlier
  *   category but cut by the limit can only be one whose category used up the 100, so no later
- *   category ran. Ties order by name ignoring case, then account id.
+ *   category ran. Ties order by name ignoring case, then account id. Read from each category's
+ *   first rows (clinicalPicks), not from every patient.
  * - `no_data`: never any CGM data, or none in the last 8 hours and either none since the cutoff
  *   or a Dexcom link that is not connected; oldest data first, none first of all; at most 50,
- *   apart from the 100 and without their exclusions.
+ *   apart from the 100 and without their exclusions (noDataPicks).
  * The patient records are then read for the (at most 150) rows picked.
  */
-function reportSql(order: readonly TideCategoryKey[]): string {
-  const rules = order.map((key) => TIDE_CATEGORIES[key]);
-  const which = rules.length
-    ? `case ${rules.map((rule, index) => `when ${rule.conditions.map(conditionSql).join(' and ')} then ${index}`).join(' ')} end`
-    : 'null::int';
-  const rank = rules.length
-    ? `case category ${rules.map((rule, index) => `when ${index} then ${rule.descending ? '-' : ''}${column(rule.sortBy)}`).join(' ')} end`
-    : 'null::float8';
+function reportStatement(clinicId: string, parameters: TideParameters, now: Date): Part {
+  const clinical = clinicalPicks(clinicId, parameters);
+  const noData = noDataPicks(clinicId, parameters, now);
   const picked = `user_id, name, data_sources, last_data, ${PICKED_STATS}, category, sort_value`;
-  return `with candidates as materialized (
-      select p.user_id, lower(p.full_name) as name, p.data_sources, s.last_data,
-             ${TIDE_STATS.map((stat) => `s.${column(stat)}`).join(', ')}
-        from clinic_patients p
-        ${summaryJoins.cgmPeriod('s', 'p.user_id')}
-       where p.clinic_id = ? and p.tags @> ?::text[]
-    ), categorised as (
-      select *, ${which} as category from candidates where last_data >= ?
-    ), clinical as (
-      select *, ${rank} as sort_value from categorised where category is not null
-       order by category, sort_value, name, user_id limit ${TIDE_PATIENT_LIMIT}
+  return {
+    sql: `with clinical as (
+      select * from (${clinical.sql}) c order by category, sort_value, name, user_id limit ${TIDE_PATIENT_LIMIT}
     ), no_data as (
-      select *, null::int as category, null::float8 as sort_value from candidates
-       where last_data is null or (last_data < ? and (last_data < ? or exists (
-         select 1 from jsonb_array_elements(coalesce(data_sources, '[]'::jsonb)) source
-          where source->>'providerName' = 'dexcom' and (source->>'state') is distinct from 'connected')))
-       order by last_data asc nulls first, name, user_id limit ?
+      select * from (${noData.sql}) d order by last_data asc nulls first, name, user_id limit ?
     )
     select picked.part, picked.category, picked.data_sources, picked.last_data,
            ${TIDE_STATS.map((stat) => `picked.${column(stat)} as "${stat}"`).join(', ')}, p.*
       from (select 0 as part, ${picked} from clinical union all select 1 as part, ${picked} from no_data) picked
       join (select ${PATIENT_COLUMNS} from clinic_patients where clinic_id = ?) p on p.user_id = picked.user_id
      order by picked.part, picked.category, picked.sort_value, picked.last_data asc nulls first, picked.name,
-              picked.user_id`;
+              picked.user_id`,
+    params: [...clinical.params, ...noData.params, parameters.excludeNoData ? 0 : TIDE_NO_DATA_LIMIT, clinicId],
+  };
 }
 
 function toRow(row: Record<string, unknown>): TideRow {
@@ -109,19 +168,7 @@ function toRow(row: Record<string, unknown>): TideRow {
 
 /** The report's statement with its parameters, as tideRows runs it (for EXPLAIN and benchmarks). */
 export function tideStatement(clinicId: string, parameters: TideParameters, now: Date = new Date()) {
-  return {
-    sql: reportSql(parameters.categories),
-    params: [
-      parameters.period,
-      clinicId,
-      arrayLiteral(parameters.tags),
-      parameters.lastDataCutoff,
-      new Date(now.getTime() - TIDE_NO_DATA_AGE_MS),
-      parameters.lastDataCutoff,
-      parameters.excludeNoData ? 0 : TIDE_NO_DATA_LIMIT,
-      clinicId,
-    ],
-  };
+  return reportStatement(clinicId, parameters, now);
 }
 
 /** The report's rows, in one statement, which may run on a streaming replica (a report tolerates a little staleness). */

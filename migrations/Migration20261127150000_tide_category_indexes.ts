@@ -15,8 +15,7 @@ import { Migration } from '@mikro-orm/migrations';
  *   A category per index rather than a generated column of the default category: the order is a
  *   request parameter, and the copy's columns stay exactly those of glucose_period_stats (its
  *   triggers copy rows as `clinic_id, row.*`). Each holds only the rows meeting its category.
- * - One of every CGM row by last data, with its user, for noData: the oldest data first, and
- *   (when few patients lack data) the users with data, read from the index alone.
+ * - One of every CGM row by last data, for noData: the oldest data first.
  *
  * The predicates are the report's conditions as tide-indexes.ts writes them: the planner uses a
  * partial index only when the statement's conditions imply its predicate. Changing a threshold
@@ -51,7 +50,7 @@ const INDEXES = [
     `create index "clinic_period_stats_tide_meeting_targets" on "clinic_patient_period_stats" ("clinic_id", "period", "previous", "time_in_target_percent") where kind = 'cgm' and time_in_target_percent >= 0.7::float8 and time_cgm_use_percent >= 0.7::float8 and not coalesce(time_in_any_low_percent > 0.04::float8, false) and not coalesce(time_in_very_low_percent > 0.01::float8, false) and not coalesce(time_in_any_high_percent > 0.25::float8, false) and not coalesce(time_in_very_high_percent > 0.05::float8, false) and not coalesce(time_in_extreme_high_percent >= 0.01::float8, false);`,
     `create index "clinic_period_stats_tide_time_in_target_percent" on "clinic_patient_period_stats" ("clinic_id", "period", "previous", "time_in_target_percent") where kind = 'cgm' and time_in_target_percent < 0.7::float8;`,
     `create index "clinic_period_stats_tide_time_in_extreme_high_percent" on "clinic_patient_period_stats" ("clinic_id", "period", "previous", "time_in_extreme_high_percent") where kind = 'cgm' and time_in_extreme_high_percent >= 0.01::float8;`,
-    `create index "clinic_period_stats_tide_last_data" on "clinic_patient_period_stats" ("clinic_id", "period", "previous", "last_data") include ("user_id") where kind = 'cgm';`,
+    `create index "clinic_period_stats_tide_last_data" on "clinic_patient_period_stats" ("clinic_id", "period", "previous", "last_data") where kind = 'cgm';`,
 ];
 
 const NAMES = INDEXES.map((sql) => /create index "([^"]+)"/.exec(sql)![1]);

@@ -26,8 +26,7 @@ export const tideIndexName = (key: TideCategoryKey) => `clinic_period_stats_tide
 
 /**
  * Per category: the CGM rows that meet it, by clinic, period, previous and the statistic it sorts
- * by; and every CGM row by last data, with its user (for noData: the stale rows in order, and the
- * users with data read from the index alone). As entity index definitions of `table`.
+ * by; and every CGM row by last data, for noData. As entity index definitions of `table`.
  */
 export function tideIndexes(table: string): { name: string; expression: string }[] {
   const categories = TIDE_CATEGORY_KEYS.map((key) => ({
@@ -41,7 +40,7 @@ export function tideIndexes(table: string): { name: string; expression: string }
     ...categories,
     {
       name: lastData,
-      expression: `create index "${lastData}" on "${table}" ("clinic_id", "period", "previous", "last_data") include ("user_id") where kind = 'cgm'`,
+      expression: `create index "${lastData}" on "${table}" ("clinic_id", "period", "previous", "last_data") where kind = 'cgm'`,
     },
   ];
 }

@@ -88,52 +88,21 @@ function clinicalPicks(clinicId: string, parameters: TideParameters): Part {
   return { sql: picks.map((pick) => pick.sql).join(' union all '), params: picks.flatMap((pick) => pick.params) };
 }
 
-/** How many of the clinic's tagged patients, by name, the first look for patients without data reads. */
-const NAMED_FIRST = 2000;
-
 /**
- * noData's patients without data (no row of the period with last data), the first 50 by name.
- * First the first 2,000 tagged patients by name (clinic_patients_full_name_order), each probing
- * its row: when 50 of them have no data, they are the 50. Otherwise (few patients without data)
- * every patient of the clinic is matched against the rows with data, both read from indexes alone
- * (clinic_patients_pkey, clinic_period_stats_tide_last_data), and the few left are read.
- */
-function withoutDataPick(clinicId: string, parameters: TideParameters): Part {
-  const tags = arrayLiteral(parameters.tags);
-  const withData = (user: string) =>
-    `select 1 from ${CLINIC_PERIOD_STATS_TABLE} s where s.clinic_id = ? and s.kind = 'cgm' and s.period = ?
-        and s.previous = false and s.last_data is not null and s.user_id = ${user}`;
-  return {
-    sql: `with named as (
-        select p.* from (select * from clinic_patients p where p.clinic_id = ? and p.tags @> ?::text[]
-                          order by lower(p.full_name), p.user_id limit ${NAMED_FIRST}) p
-         where not exists (${withData('p.user_id')})
-         order by lower(p.full_name), p.user_id limit ${TIDE_NO_DATA_LIMIT}
-      )
-      select * from named where (select count(*) from named) >= ${TIDE_NO_DATA_LIMIT}
-      union all
-      (select p.* from clinic_patients c join lateral (
-          select * from clinic_patients p where p.clinic_id = c.clinic_id and p.user_id = c.user_id and p.tags @> ?::text[]
-          offset 0) p on true
-        where (select count(*) from named) < ${TIDE_NO_DATA_LIMIT} and c.clinic_id = ? and not exists (${withData('c.user_id')})
-        order by lower(p.full_name), p.user_id limit ${TIDE_NO_DATA_LIMIT})`,
-    params: [clinicId, tags, clinicId, parameters.period, tags, clinicId, clinicId, parameters.period],
-  };
-}
-
-/**
- * The candidates for noData, two picks that each stop early: the first 50 patients without data
- * by name (withoutDataPick; they come first), with their row of the period if they have one; and
- * the first 50 by last data (ties included) of those with stale data, read in the order of
- * clinic_period_stats_tide_last_data.
+ * The candidates for noData, two picks that each stop early: the first 50 by name of the patients
+ * without data (no row of the period with last data: they come first), read in the order of
+ * clinic_patients_full_name_order, each probing its row; and the first 50 by last data (ties
+ * included) of those with stale data, read in the order of clinic_period_stats_tide_last_data.
  */
 function noDataPicks(clinicId: string, parameters: TideParameters, now: Date): Part {
   const rows = periodRows(clinicId, parameters);
-  const withoutData = withoutDataPick(clinicId, parameters);
+  const periodRow = `s.clinic_id = p.clinic_id and s.user_id = p.user_id and s.kind = 'cgm' and s.period = ? and s.previous = false`;
   return {
     sql: `(select ${PICKED_OF_S}, null::int as category, null::float8 as sort_value
-         from (${withoutData.sql}) p left join ${CLINIC_PERIOD_STATS_TABLE} s on s.clinic_id = p.clinic_id
-          and s.user_id = p.user_id and s.kind = 'cgm' and s.period = ? and s.previous = false)
+         from (select * from clinic_patients p where p.clinic_id = ? and p.tags @> ?::text[] and not exists (
+                 select 1 from ${CLINIC_PERIOD_STATS_TABLE} s where ${periodRow} and s.last_data is not null)
+                order by lower(p.full_name), p.user_id limit ${TIDE_NO_DATA_LIMIT}) p
+         left join ${CLINIC_PERIOD_STATS_TABLE} s on ${periodRow})
       union all
       (select ${PICKED_OF_S}, null::int as category, null::float8 as sort_value ${rows.sql}
           and s.last_data < ? and (s.last_data < ? or exists (
@@ -141,7 +110,9 @@ function noDataPicks(clinicId: string, parameters: TideParameters, now: Date): P
              where source->>'providerName' = 'dexcom' and (source->>'state') is distinct from 'connected'))
         order by s.last_data fetch first ${TIDE_NO_DATA_LIMIT} rows with ties)`,
     params: [
-      ...withoutData.params,
+      clinicId,
+      arrayLiteral(parameters.tags),
+      parameters.period,
       parameters.period,
       ...rows.params,
       new Date(now.getTime() - TIDE_NO_DATA_AGE_MS),

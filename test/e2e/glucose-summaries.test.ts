@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { serverToken, signUp, type TestAccount } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/app';
 import { eventually } from '../support/eventually';
-import { newClinic } from '../support/clinics';
+import { joinClinic, newClinic } from '../support/clinics';
 import { expectMatchesOperation } from '../support/openapi';
 import { call, graphql } from '../support/http';
 import { cbg } from '../support/glucose';
@@ -159,17 +159,7 @@ describe('CGM summaries from uploads', () => {
   it('shows the patient’s summary to the clinic it shares with, in the clinic’s patient list', async () => {
     const admin = await signUp(app, 'admin');
     const clinic = await newClinic(app, admin);
-    const sent = await call(app.url, `/confirm/send/invite/${patient.userid}/clinic`, {
-      token: patient.token,
-      json: { shareCode: clinic.shareCode, permissions: { view: {} } },
-    });
-    expect(sent.status).toBe(200);
-    const accepted = await call(app.url, `/v1/clinics/${clinic.id}/invites/patients/${sent.body.key}`, {
-      method: 'PUT',
-      token: admin.token,
-      json: { fullName: 'Summarised Patient', birthDate: '1990-01-01' },
-    });
-    expect(accepted.status).toBe(200);
+    await joinClinic(app, clinic, admin, patient, 'Summarised Patient');
     const list = await graphql(
       app.url,
       `

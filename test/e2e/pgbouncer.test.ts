@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
-import { signUp, type TestAccount } from '../support/accounts';
+import { signUp } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/app';
-import { newClinic } from '../support/clinics';
+import { joinClinic, newClinic } from '../support/clinics';
 import { csvObjects } from '../support/csv';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { eventually } from '../support/eventually';
@@ -37,21 +37,6 @@ async function sessions(): Promise<{ pooled: string[]; direct: string[] }> {
   const queries = (pooled: boolean) =>
     rows.filter((row) => pooledPids.has(row.pid) === pooled).map((row) => String(row.query));
   return { pooled: queries(true), direct: queries(false) };
-}
-
-/** `patient` joins `clinic` (granting it view) and its admin accepts. */
-async function joinClinic(clinic: { id: string; shareCode: string }, admin: TestAccount, patient: TestAccount) {
-  const sent = await call(app.url, `/confirm/send/invite/${patient.userid}/clinic`, {
-    token: patient.token,
-    json: { shareCode: clinic.shareCode, permissions: { view: {} } },
-  });
-  expect(sent.status).toBe(200);
-  const accepted = await call(app.url, `/v1/clinics/${clinic.id}/invites/patients/${sent.body.key}`, {
-    method: 'PUT',
-    token: admin.token,
-    json: { fullName: 'Pooled Patient', birthDate: '1990-01-01' },
-  });
-  expect(accepted.status).toBe(200);
 }
 
 describeWithProgram('through PgBouncer in transaction pooling mode', PGBOUNCER, () => {
@@ -127,7 +112,7 @@ describeWithProgram('through PgBouncer in transaction pooling mode', PGBOUNCER, 
   it('streams a clinic’s patient list as CSV through a cursor', async () => {
     const [admin, patient] = await Promise.all([signUp(app, 'admin'), signUp(app, 'patient')]);
     const clinic = await newClinic(app, admin);
-    await joinClinic(clinic, admin, patient);
+    await joinClinic(app, clinic, admin, patient, 'Pooled Patient');
     const reply = await call(app.url, `/v1/clinics/${clinic.id}/patients?format=csv`, { token: admin.token });
     expect(reply.status).toBe(200);
     expect(csvObjects(reply.text).map((row) => row.id)).toEqual([patient.userid]);

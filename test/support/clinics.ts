@@ -32,6 +32,30 @@ export async function addClinician(
   expect(reply.status).toBe(200);
 }
 
+/**
+ * `patient` asks to join the clinic by its share code (granting it view) and the clinic's
+ * `admin` accepts, naming the patient `fullName`: how a patient's data reaches a clinic.
+ */
+export async function joinClinic(
+  app: Pick<TestApp, 'url'>,
+  clinic: { id: string; shareCode: string },
+  admin: TestAccount,
+  patient: TestAccount,
+  fullName = 'Clinic Patient',
+): Promise<void> {
+  const sent = await call(app.url, `/confirm/send/invite/${patient.userid}/clinic`, {
+    token: patient.token,
+    json: { shareCode: clinic.shareCode, permissions: { view: {} } },
+  });
+  expect(sent.status).toBe(200);
+  const accepted = await call(app.url, `/v1/clinics/${clinic.id}/invites/patients/${sent.body.key}`, {
+    method: 'PUT',
+    token: admin.token,
+    json: { fullName, birthDate: '1990-01-01' },
+  });
+  expect(accepted.status).toBe(200);
+}
+
 /** A clinic with an admin (its creator), a CLINIC_MEMBER, a PRESCRIBER-only clinician, and an outsider. */
 export async function clinicWithStaff(app: TestApp, server: string, body: Record<string, unknown> = MINIMAL_CLINIC) {
   const [admin, member, prescriber, outsider] = await Promise.all(

@@ -132,7 +132,7 @@ export class GlucoseService {
       // The dataset row is held so a close cannot pass between the check and the insert; shared,
       // so that other uploads to it need not wait.
       const state = await shareLockedState(tx, datasetId);
-      if (!state) throw notFound(`Dataset ${datasetId} was not found`);
+      if (!state) throw datasetNotFound(datasetId);
       if (state === 'closed') throw closed();
       const count = await insertReadings(tx, dataset, kept, { active, replace: mode === 'origin' });
       if (count)
@@ -339,13 +339,13 @@ export class GlucoseService {
   private async existing(scope: Scope, id: string): Promise<DatasetRecord> {
     assertDatasetId(id);
     const dataset = await datasetLoader(scope).load(id);
-    if (!dataset) throw notFound(`Dataset ${id} was not found`);
+    if (!dataset) throw datasetNotFound(id);
     return dataset;
   }
 
   private async locked(tx: EntityManager, id: string): Promise<DatasetRecord> {
     const dataset = await lockDataset(tx, id);
-    if (!dataset) throw notFound(`Dataset ${id} was not found`);
+    if (!dataset) throw datasetNotFound(id);
     return dataset;
   }
 }
@@ -389,3 +389,4 @@ const emptyList = <T>(list: string, args: PageArgs): PagedList<T> => ({
 });
 
 const closed = () => conflict('The dataset is closed: open a new one to upload more data');
+const datasetNotFound = (id: string) => notFound(`Dataset ${id} was not found`);

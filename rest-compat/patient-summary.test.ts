@@ -1,27 +1,28 @@
 import { describe, expect, it } from '@jest/globals';
 import { expectMatchesTidepoolModel } from '../test/support/openapi';
 import { CGM_FIELDS } from '../src/domains/glucose/glucose-summary.types';
-import { legacySummary, SUMMARY_ALIASES, summaryFields } from './patient-summary';
+import type { PeriodSummary } from '../src/domains/glucose/glucose.service';
+import type { ExportedPeriod } from '../src/domains/glucose/summary/export';
+import { legacySummary, PERIOD_KEYS, type SummariesByPeriod } from './patient-summary';
 
 const DATES = {
-  lastData: '2024-03-01T10:00:00.000Z',
-  firstData: '2024-02-01T10:00:00.000Z',
-  lastUploadDate: '2024-03-01T10:05:00.000Z',
-  lastUpdatedDate: '2024-03-01T10:06:00.000Z',
+  lastData: new Date('2024-03-01T10:00:00.000Z'),
+  firstData: new Date('2024-02-01T10:00:00.000Z'),
+  lastUploadDate: new Date('2024-03-01T10:05:00.000Z'),
+  lastUpdatedDate: new Date('2024-03-01T10:06:00.000Z'),
   outdatedSince: null,
 };
 
-/** Statistics the clinic copy always has (export.ts ALWAYS), here of a day with data. */
-const ALWAYS = { hoursWithData: 24, daysWithData: 1, min: 3.9, max: 12.1 };
-
-/** A CGM period as GraphQL answers it: every field asked, null where the clinic copy withholds it. */
-function cgmPeriod(values: Record<string, number>): Record<string, unknown> {
-  const always = Object.entries(ALWAYS).flatMap(([name, value]) => [
+/** Statistics the clinic copy always has (export.ts ALWAYS), here of a day with data, with their deltas. */
+const ALWAYS = Object.fromEntries(
+  Object.entries({ hoursWithData: 24, daysWithData: 1, min: 3.9, max: 12.1 }).flatMap(([name, value]) => [
     [name, value],
     [`${name}Delta`, 0],
-  ]);
-  return { ...Object.fromEntries(CGM_FIELDS.map((name) => [name, null])), ...Object.fromEntries(always), ...values };
-}
+  ]),
+);
+
+/** An exported CGM period: the statistics the clinic copy keeps, the others absent. */
+const cgmPeriod = (values: Record<string, number>) => ({ ...ALWAYS, ...values }) as ExportedPeriod;
 
 const CURRENT = cgmPeriod({
   totalRecords: 288,
@@ -31,25 +32,33 @@ const CURRENT = cgmPeriod({
 });
 const PREVIOUS = cgmPeriod({ totalRecords: 100 });
 
-/** A patient with CGM summaries for every period (`dates` on the first alias only, as asked) and no BGM. */
-const patient = Object.fromEntries(
-  SUMMARY_ALIASES.map((alias, index) => [
-    alias,
-    { cgm: { ...(index === 0 ? { dates: DATES } : {}), period: CURRENT, offsetPeriod: PREVIOUS }, bgm: null },
+/** A patient's CGM summary for every period, as the glucose service reads it; no BGM. */
+const patient: SummariesByPeriod = new Map(
+  PERIOD_KEYS.map((key) => [
+    key,
+    [
+      {
+        kind: 'cgm',
+        source: { userId: 'patient', period: key, clinic: null },
+        dates: DATES,
+        period: CURRENT,
+        previous: Promise.resolve(PREVIOUS),
+      } satisfies PeriodSummary,
+    ],
   ]),
 );
 
 describe('legacySummary', () => {
   it('answers Tidepool’s cgmStats: config, dates with their has-flags, and each period keyed 1d … 30d', async () => {
-    const summary = legacySummary(patient)!;
+    const summary = (await legacySummary(patient))!;
     expect(Object.keys(summary)).toEqual(['cgmStats']);
     const cgm = summary.cgmStats as { config: object; dates: object; periods: Record<string, Record<string, unknown>> };
     expect(cgm.config).toMatchObject({ schemaVersion: expect.any(Number), highGlucoseThreshold: 10 });
     expect(cgm.dates).toEqual({
-      lastData: DATES.lastData,
-      firstData: DATES.firstData,
-      lastUploadDate: DATES.lastUploadDate,
-      lastUpdatedDate: DATES.lastUpdatedDate,
+      lastData: DATES.lastData.toISOString(),
+      firstData: DATES.firstData.toISOString(),
+      lastUploadDate: DATES.lastUploadDate.toISOString(),
+      lastUpdatedDate: DATES.lastUpdatedDate.toISOString(),
       hasFirstData: true,
       hasLastData: true,
       hasLastUploadDate: true,
@@ -61,10 +70,9 @@ describe('legacySummary', () => {
     await expectMatchesTidepoolModel(cgm.periods, 'summary/models/cgm/cgmPeriods.v1.yaml');
   });
 
-  it('keeps the values the clinic copy has, flags each (true unless absent or 0), and leaves the rest out', () => {
-    const period = (legacySummary(patient)!.cgmStats as { periods: Record<string, Record<string, unknown>> }).periods[
-      '1d'
-    ]!;
+  it('keeps the values the clinic copy has, flags each (true unless absent or 0), and leaves the rest out', async () => {
+    const period = ((await legacySummary(patient))!.cgmStats as { periods: Record<string, Record<string, unknown>> })
+      .periods['1d']!;
     expect(period).toMatchObject({
       totalRecords: 288,
       hasTotalRecords: true,
@@ -84,33 +92,31 @@ describe('legacySummary', () => {
     expect(period).not.toHaveProperty('timeInHighPercent');
   });
 
-  it('shows the previous periods in their place when asked for the offset', () => {
-    const offset = legacySummary(patient, { offset: true })!.cgmStats as {
+  it('shows the previous periods in their place when asked for the offset', async () => {
+    const offset = (await legacySummary(patient, { offset: true }))!.cgmStats as {
       periods: Record<string, Record<string, unknown>>;
     };
     expect(offset.periods['7d']).toMatchObject({ totalRecords: 100, hasTotalRecords: true });
     expect(offset.periods['7d']).not.toHaveProperty('timeInTargetPercent');
   });
 
-  it('is undefined for a patient without readings (no dates on either kind)', () => {
-    const empty = Object.fromEntries(SUMMARY_ALIASES.map((alias) => [alias, { cgm: null, bgm: null }]));
-    expect(legacySummary(empty)).toBeUndefined();
-    expect(legacySummary({})).toBeUndefined();
+  it('is undefined for a patient without readings, or one who grants the clinic nothing', async () => {
+    expect(await legacySummary(new Map(PERIOD_KEYS.map((key) => [key, []])))).toBeUndefined();
+    expect(await legacySummary(new Map(PERIOD_KEYS.map((key) => [key, null])))).toBeUndefined();
   });
-});
 
-describe('summaryFields', () => {
-  it('asks every period under its alias in mmol/L, the dates once, and both periods only for the offset variable', () => {
-    const plain = summaryFields();
-    for (const [alias, period] of [
-      ['summary1d', 'ONE_DAY'],
-      ['summary30d', 'THIRTY_DAYS'],
-    ])
-      expect(plain).toContain(`${alias}: glucoseSummary(period: ${period}, units: MMOL_L)`);
-    expect(plain.match(/dates \{/g)).toHaveLength(2);
-    expect(plain).not.toContain('previousPeriod');
-    const withOffset = summaryFields('offset');
-    expect(withOffset).toContain('period @skip(if: $offset)');
-    expect(withOffset).toContain('offsetPeriod: previousPeriod @include(if: $offset)');
+  it('lists each statistic in Tidepool’s order, whatever order the exported period holds them in', async () => {
+    const reversed = Object.fromEntries(Object.entries(CURRENT).reverse()) as ExportedPeriod;
+    const shuffled: SummariesByPeriod = new Map(
+      [...patient].map(([key, sides]) => [key, sides!.map((side) => ({ ...side, period: reversed }))]),
+    );
+    const periods = (summary: Record<string, unknown> | undefined) =>
+      JSON.stringify((summary!.cgmStats as { periods: unknown }).periods);
+    expect(periods(await legacySummary(shuffled))).toBe(periods(await legacySummary(patient)));
+    const keys = Object.keys(
+      ((await legacySummary(patient))!.cgmStats as { periods: Record<string, object> }).periods['1d']!,
+    );
+    const statistics = keys.filter((name) => name in CURRENT);
+    expect(statistics).toEqual(CGM_FIELDS.filter((name) => statistics.includes(name)));
   });
 });

@@ -1,35 +1,18 @@
 import { BGM_FIELDS, CGM_FIELDS } from '../src/domains/glucose/glucose-summary.types';
 import { SUMMARY_SCHEMA_VERSION } from '../src/domains/glucose/glucose-summary.entity';
+import type { GlucoseService, PeriodSummary } from '../src/domains/glucose/glucose.service';
+import type { Scope } from '../src/kernel/scope';
+import type { ExportedPeriod } from '../src/domains/glucose/summary/export';
 import { THRESHOLDS_MMOL } from '../src/domains/glucose/summary/ranges';
-import { PERIODS } from '../src/domains/glucose/summary/periods';
+import { PERIODS, type PeriodKey } from '../src/domains/glucose/summary/periods';
 import { FLAGGED_STAT_NAMES } from '../src/domains/glucose/summary/statistics';
-import { SUMMARY_PERIOD } from './enums';
+import type { SummaryKind } from '../src/domains/glucose/summary/buckets';
 
-/** Tidepool's period keys, each asked as its GraphQL period under an alias of its own. */
-const PERIOD_KEYS = Object.keys(PERIODS);
-const alias = (key: string) => `summary${key}`;
-const DATES = 'dates { lastData firstData lastUploadDate lastUpdatedDate outdatedSince }';
+/** Tidepool's period keys, in the order its summary lists them. */
+export const PERIOD_KEYS = Object.keys(PERIODS) as PeriodKey[];
 
-/**
- * The GraphQL selection of a clinic patient's summaries for every period, for the legacy shape.
- * With `offsetVariable`, the previous periods are asked too (as `offsetPeriod`), and the
- * variable chooses which of the two the answer carries (Tidepool's `offsetPeriods`).
- */
-export function summaryFields(offsetVariable?: string): string {
-  const periods = (fields: string[]) =>
-    offsetVariable
-      ? `period @skip(if: $${offsetVariable}) { ${fields.join(' ')} }
-         offsetPeriod: previousPeriod @include(if: $${offsetVariable}) { ${fields.join(' ')} }`
-      : `period { ${fields.join(' ')} }`;
-  // Every period of a kind comes from one stored summary with one set of dates: asked once, of the first.
-  return PERIOD_KEYS.map((key, index) => {
-    const dates = index === 0 ? DATES : '';
-    return `${alias(key)}: glucoseSummary(period: ${SUMMARY_PERIOD.value(key, 'period')}, units: MMOL_L) {
-         cgm { ${dates} ${periods(CGM_FIELDS)} } bgm { ${dates} ${periods(BGM_FIELDS)} } }`;
-  }).join(' ');
-}
-
-export const SUMMARY_FIELDS = summaryFields();
+/** A patient's summaries by period key, as the glucose service reads them for the clinic; null where it reads none. */
+export type SummariesByPeriod = ReadonlyMap<PeriodKey, readonly PeriodSummary[] | null>;
 
 const CONFIG = {
   schemaVersion: SUMMARY_SCHEMA_VERSION,
@@ -39,16 +22,8 @@ const CONFIG = {
   veryLowGlucoseThreshold: THRESHOLDS_MMOL.veryLow,
 };
 
-/** A kind's summary for one period; `dates` only in the first period's (summaryFields asks them once). */
-type Side = { dates?: Record<string, unknown> } & Record<'period' | 'offsetPeriod', Record<string, unknown>>;
-type Summary = { cgm: Side | null; bgm: Side | null } | null;
-
-/** The entries of `values` that are not null (the statistics the clinic copy keeps). */
-function present(values: Record<string, unknown>): Record<string, unknown> {
-  const kept: Record<string, unknown> = {};
-  for (const name in values) if (values[name] !== null) kept[name] = values[name];
-  return kept;
-}
+/** Each kind's statistics with their deltas, in the order Tidepool's period lists them. */
+const FIELDS: Record<SummaryKind, readonly string[]> = { cgm: CGM_FIELDS, bgm: BGM_FIELDS };
 
 const flagName = (name: string) => `has${name[0]!.toUpperCase()}${name.slice(1)}`;
 /**
@@ -59,51 +34,77 @@ const FLAGS = new Map<string, string>(FLAGGED_STAT_NAMES.map((name) => [name, fl
 /** Tidepool's clinic copy keeps CGM deviation and variation as plain numbers, 0 when unset. */
 const PLAIN_CGM = ['standardDeviation', 'coefficientOfVariation'].flatMap((name) => [name, `${name}Delta`]);
 
-/** One pass over a period: the values it has, and each flag beside its statistic. */
-function legacyPeriod(period: Record<string, unknown>, kind: 'cgm' | 'bgm'): Record<string, unknown> {
+/**
+ * One pass over a period, in the kind's statistic order: the values the clinic copy has, and each
+ * flag beside its statistic. Glucose is in mmol/L, as stored, as Tidepool answers it.
+ */
+function legacyPeriod(period: ExportedPeriod, kind: SummaryKind): Record<string, unknown> {
+  const values = period as Record<string, unknown>;
   const legacy: Record<string, unknown> = {};
-  for (const name in period) {
-    const value = period[name];
-    if (value !== null) legacy[name] = value;
+  for (const name of FIELDS[kind]) {
+    // A statistic the clinic copy withholds is absent from the exported period.
+    const value = values[name] ?? undefined;
+    if (value !== undefined) legacy[name] = value;
     const flag = FLAGS.get(name);
-    if (flag) legacy[flag] = value !== null && value !== 0;
+    if (flag) legacy[flag] = value !== undefined && value !== 0;
   }
-  if (kind === 'cgm') for (const name of PLAIN_CGM) legacy[name] = period[name] ?? 0;
+  if (kind === 'cgm') for (const name of PLAIN_CGM) legacy[name] = values[name] ?? 0;
   return legacy;
 }
 
-function legacyDates(dates: Record<string, unknown>): Record<string, unknown> {
-  const flags = Object.fromEntries(
-    ['firstData', 'lastData', 'lastUploadDate', 'outdatedSince'].map((name) => [flagName(name), dates[name] != null]),
-  );
-  return { ...present(dates), ...flags };
+const DATE_FIELDS = ['lastData', 'firstData', 'lastUploadDate', 'lastUpdatedDate', 'outdatedSince'] as const;
+const FLAGGED_DATES = ['firstData', 'lastData', 'lastUploadDate', 'outdatedSince'] as const;
+
+function legacyDates(dates: PeriodSummary['dates']): Record<string, unknown> {
+  const legacy: Record<string, unknown> = {};
+  for (const name of DATE_FIELDS) if (dates[name]) legacy[name] = dates[name].toISOString();
+  for (const name of FLAGGED_DATES) legacy[flagName(name)] = Boolean(dates[name]);
+  return legacy;
 }
 
 /**
  * Tidepool's `summary` of a clinic patient (`{cgmStats, bgmStats}`, each `{config, dates,
- * periods}` with periods keyed `1d` … `30d`) from the aliased GraphQL summaries; statistics the
- * clinic copy withholds are left out, as Tidepool leaves them out. Undefined without readings.
- * `offset`: the previous periods shown in their place (asked with `summaryFields`' variable).
+ * periods}` with periods keyed `1d` … `30d`) from its summaries; statistics the clinic copy
+ * withholds are left out, as Tidepool leaves them out. Undefined without readings.
+ * `offset`: the previous periods shown in their place (Tidepool's `offsetPeriods`).
  */
-export function legacySummary(
-  patient: Record<string, unknown>,
+export async function legacySummary(
+  summaries: SummariesByPeriod,
   { offset = false }: { offset?: boolean } = {},
-): Record<string, unknown> | undefined {
-  const stats = (kind: 'cgm' | 'bgm') => {
-    const sides = PERIOD_KEYS.map((key) => [key, (patient[alias(key)] as Summary)?.[kind] ?? null] as const);
+): Promise<Record<string, unknown> | undefined> {
+  const stats = async (kind: SummaryKind) => {
+    const sides = PERIOD_KEYS.map((key) => [key, summaries.get(key)?.find((side) => side.kind === kind)] as const);
+    // Every period of a kind comes from one stored summary with one set of dates: the first period's.
     const first = sides[0]![1];
-    if (!first?.dates) return undefined;
-    const periods = Object.fromEntries(
-      sides
-        .filter(([, side]) => side)
-        .map(([key, side]) => [key, legacyPeriod(side![offset ? 'offsetPeriod' : 'period'], kind)]),
-    );
+    if (!first) return undefined;
+    const periods: Record<string, unknown> = {};
+    for (const [key, side] of sides)
+      if (side) periods[key] = legacyPeriod(offset ? await side.previous : side.period, kind);
     return { config: CONFIG, dates: legacyDates(first.dates), periods };
   };
-  const [cgmStats, bgmStats] = [stats('cgm'), stats('bgm')];
+  const [cgmStats, bgmStats] = [await stats('cgm'), await stats('bgm')];
   if (!cgmStats && !bgmStats) return undefined;
   return { ...(cgmStats ? { cgmStats } : {}), ...(bgmStats ? { bgmStats } : {}) };
 }
 
-/** The aliases a patient's data carries, to keep them out of the rest of its legacy shape. */
-export const SUMMARY_ALIASES = PERIOD_KEYS.map(alias);
+/** A clinic patient, as far as reading its summaries goes: what it grants the clinic decides what is read. */
+export interface SummarisedPatient {
+  userId: string;
+  clinicId: string;
+  permissions: readonly string[];
+}
+
+/**
+ * The patient's legacy `summary` straight from the glucose service: every period's statistics
+ * shaped once into Tidepool's JSON, without a GraphQL field per statistic (a page of 50 patients
+ * has about 50,000 of them). The service's loaders read the page's summaries in one statement.
+ */
+export async function clinicPatientSummary(
+  glucose: Pick<GlucoseService, 'summariesOfClinicPatient'>,
+  scope: Scope,
+  patient: SummarisedPatient,
+  options: { offset?: boolean } = {},
+): Promise<Record<string, unknown> | undefined> {
+  const read = async (key: PeriodKey) => [key, await glucose.summariesOfClinicPatient(scope, patient, key)] as const;
+  return legacySummary(new Map(await Promise.all(PERIOD_KEYS.map(read))), options);
+}

@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { ErrorCode } from '../src/kernel/errors';
 import type { Scope } from '../src/kernel/scope';
+import type { Services } from '../src/service-catalog';
 
 /** What a route's variable mapping sees of the HTTP request. */
 export interface RestRequest {
@@ -12,6 +13,15 @@ export interface RestRequest {
   body: unknown;
   /** The unread body of binary routes, streamed into an Upload. */
   raw: Readable;
+}
+
+/** The domain services a route's `respond` may read directly (see RestRoute.respond). */
+export type RouteServices = Pick<Services, 'glucose'>;
+
+/** What a route's `respond` reads with: the request's scope (its caller, loaders and access trail) and the services. */
+export interface RouteReads {
+  scope: Scope;
+  services: RouteServices;
 }
 
 /** Lets a response mapping set headers (e.g. the session token) besides the body. */
@@ -80,8 +90,12 @@ export interface RestRoute {
   path: string;
   document: string;
   variables?: (request: RestRequest) => Record<string, unknown>;
-  /** The legacy body for the operation's data; undefined sends an empty body. May throw AppError. */
-  respond?: (data: Record<string, unknown>, reply: RestReply, request: RestRequest) => unknown;
+  /**
+   * The legacy body for the operation's data; undefined sends an empty body. May throw AppError.
+   * It may also read domain services directly (`reads`) where shaping GraphQL's fields would cost
+   * more than the answer: the patient list's summaries.
+   */
+  respond?: (data: Record<string, unknown>, reply: RestReply, request: RestRequest, reads: RouteReads) => unknown;
   status: number;
   /**
    * A connection the legacy operation answers whole (legacy lists have no cursors): the router

@@ -7,6 +7,7 @@ import { AccessTrail } from '../src/kernel/access-trail';
 import { AppError } from '../src/kernel/errors';
 import type { Scope } from '../src/kernel/scope';
 import { restCompatRouter } from './router';
+import type { RouteServices } from './route';
 
 /** Fields that fail as a bug, and one that refuses as the rules do. */
 const schema = new GraphQLSchema({
@@ -55,6 +56,8 @@ beforeAll(async () => {
       ],
       () => [withScope],
       { routes: [], edge: [] },
+      // These routes answer from their operation alone.
+      {} as RouteServices,
     ),
   );
   server = app.listen(0);

@@ -18,7 +18,7 @@ import type { Scope } from '../src/kernel/scope';
 import { findNul, findNulInVariables, longListInVariables, nulRefused } from '../src/kernel/validation';
 import { errorBody, HTTP_STATUS } from '../src/http/http-errors';
 import { declaredQuery } from './declared-query';
-import type { ContentRoute, RestRequest, RestRoute } from './route';
+import type { ContentRoute, RestRequest, RestRoute, RouteServices } from './route';
 
 export function scopeOf(res: Response): Scope {
   return res.locals.scope as Scope;
@@ -181,6 +181,7 @@ export function restCompatRouter(
   routes: readonly RestRoute[],
   edgeFor: EdgeFor,
   downloads: { routes: readonly ContentRoute[]; edge: RequestHandler[] },
+  services: RouteServices,
 ): express.Router {
   const router = express.Router();
   const enumValues = enumValuesOf(schema);
@@ -244,7 +245,7 @@ export function restCompatRouter(
           data = whole.data;
         }
         const reply = { header: (name: string, value: string) => res.setHeader(name, value) };
-        const body = route.respond?.(data, reply, request);
+        const body = await route.respond?.(data, reply, request, { scope, services });
         res.status(route.status);
         if (body === undefined) res.end();
         else res.json(body);

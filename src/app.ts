@@ -152,7 +152,7 @@ function mountRest(
       ),
     ),
   );
-  app.use(restCompatRouter(schema, routes, edgeFor, { routes: downloads, edge: [strict] }));
+  app.use(restCompatRouter(schema, routes, edgeFor, { routes: downloads, edge: [strict] }, services));
 }
 
 /**

@@ -1,10 +1,10 @@
 import { invalid } from '../../src/kernel/errors';
 import { jsonObject, withTypes } from '../body';
 import { PERMISSION_NAME, SUMMARY_PERIOD } from '../enums';
-import type { RestRequest, RestRoute } from '../route';
+import type { RestRequest, RestRoute, RouteReads } from '../route';
 import { CLINIC, CLINIC_FIELDS, legacyClinic, OFFSET_PAGING, offsetPaging } from './clinics';
 import { permissionSet } from './permissions';
-import { legacySummary, SUMMARY_ALIASES, SUMMARY_FIELDS, summaryFields } from '../patient-summary';
+import { clinicPatientSummary } from '../patient-summary';
 import type { KindFilter, SummaryFilter } from '../../src/domains/clinics/patient-filters';
 import { patientListQuery } from '../patient-list-query';
 import { statColumn } from '../../src/domains/glucose/period-stats';
@@ -34,15 +34,14 @@ type PatientData = Record<string, unknown> & {
 /**
  * A patient as Tidepool's clinic service serialises it: `fullName`, `birthDate`, `tags`,
  * `dataSources` (null until the data-source service reports some) and `reviews` always present, other
- * fields left out when empty; permissions as a permission set; no provider connection requests.
+ * fields left out when empty; permissions as a permission set; no provider connection requests;
+ * its `summary` (see clinicPatientSummary) when it has one.
  */
-export function legacyPatient(value: unknown, { offsetPeriods = false } = {}): Record<string, unknown> {
+export function legacyPatient(value: unknown, summary?: Record<string, unknown>): Record<string, unknown> {
   const { userId, tags, permissions, reviews, email, mrn, birthDate, dataSources, ...fields } = value as PatientData;
-  const summary = legacySummary(fields, { offset: offsetPeriods });
-  const patient = Object.fromEntries(Object.entries(fields).filter(([name]) => !SUMMARY_ALIASES.includes(name)));
   return {
     id: userId,
-    ...patient,
+    ...fields,
     birthDate,
     ...(email === null ? {} : { email }),
     ...(mrn === null ? {} : { mrn }),
@@ -53,6 +52,20 @@ export function legacyPatient(value: unknown, { offsetPeriods = false } = {}): R
     connectionRequests: { abbott: [], dexcom: [], twiist: [] },
     ...(summary ? { summary } : {}),
   };
+}
+
+/**
+ * A patient of the clinic in the request's path with its summary, read from the glucose service;
+ * `offset` shows the previous periods in their place.
+ */
+async function summarisedPatient(
+  value: unknown,
+  request: RestRequest,
+  { scope, services }: RouteReads,
+  offset = false,
+) {
+  const patient = { ...(value as PatientData), clinicId: request.params.clinicId! };
+  return legacyPatient(value, await clinicPatientSummary(services.glucose, scope, patient, { offset }));
 }
 
 export const payloadPatient = (field: string) => (data: Record<string, unknown>) =>
@@ -103,7 +116,7 @@ const summaryVariables = (filter: SummaryFilter | null | undefined) =>
 
 /** The list's query (shared with its CSV, see rest-compat/patient-list-query.ts) as the GraphQL variables. */
 function patientListVariables(request: RestRequest) {
-  const { filter, order, previous } = patientListQuery(request);
+  const { filter, order } = patientListQuery(request);
   return {
     filter: {
       search: filter.search ?? null,
@@ -120,8 +133,6 @@ function patientListVariables(request: RestRequest) {
         usePreviousPeriod: order.summary.previous,
       }),
     },
-    // Tidepool's offsetPeriods also shows the previous periods in each patient's summary.
-    offsetPeriods: previous,
   };
 }
 
@@ -143,21 +154,23 @@ export const clinicPatientRoutes: RestRoute[] = [
       ]),
       tidepool: 'clinic.v1.yaml#ListPatients',
     },
-    document: `query ($id: ID!, $filter: ClinicPatientFilter, $orderBy: ClinicPatientOrder, $first: Int, $after: String, $offset: Int, $offsetPeriods: Boolean!) {
+    document: `query ($id: ID!, $filter: ClinicPatientFilter, $orderBy: ClinicPatientOrder, $first: Int, $after: String, $offset: Int) {
       clinic(id: $id) { patientCount patients(filter: $filter, orderBy: $orderBy, first: $first, after: $after, offset: $offset) {
-        totalCount nodes { ${PATIENT_FIELDS} ${summaryFields('offsetPeriods')} } pageInfo { hasNextPage endCursor } } } }`,
+        totalCount nodes { ${PATIENT_FIELDS} } pageInfo { hasNextPage endCursor } } } }`,
     variables: (request) => ({
       id: request.params.clinicId,
       ...patientListVariables(request),
       ...PATIENT_PAGES.variables(request),
     }),
     pages: PATIENT_PAGES.pages,
-    respond: (data, _reply, request) => {
+    respond: async (data, _reply, request, reads) => {
       const clinic = data.clinic as { patientCount: number; patients: { totalCount: number } };
+      const rows = PATIENT_PAGES.rows<Record<string, unknown>>(data, request);
+      // Tidepool's offsetPeriods shows the previous periods in each patient's summary.
+      const { previous } = patientListQuery(request);
       return {
-        data: PATIENT_PAGES.rows<Record<string, unknown>>(data, request).map((patient) =>
-          legacyPatient(patient, { offsetPeriods: request.query.offsetPeriods === 'true' }),
-        ),
+        // Side by side, so that the glucose service's loaders read the page's summaries at once.
+        data: await Promise.all(rows.map((patient) => summarisedPatient(patient, request, reads, previous))),
         meta: { count: clinic.patients.totalCount, totalCount: clinic.patientCount },
       };
     },
@@ -191,9 +204,10 @@ export const clinicPatientRoutes: RestRoute[] = [
       response: PATIENT,
       tidepool: 'clinic.v1.yaml#GetPatient',
     },
-    document: `query ($clinicId: ID!, $userId: ID!) { clinic(id: $clinicId) { patient(userId: $userId) { ${PATIENT_FIELDS} ${SUMMARY_FIELDS} } } }`,
+    document: `query ($clinicId: ID!, $userId: ID!) { clinic(id: $clinicId) { patient(userId: $userId) { ${PATIENT_FIELDS} } } }`,
     variables: ids,
-    respond: (data) => legacyPatient((data.clinic as { patient: unknown }).patient),
+    respond: (data, _reply, request, reads) =>
+      summarisedPatient((data.clinic as { patient: unknown }).patient, request, reads),
     status: 200,
   },
   {

@@ -39,3 +39,18 @@ export function residentCheck(
       `second half (${(growth * 100).toFixed(1)}%; limit ${FLAT * 100}%), peak ${Math.max(...samples.map((s) => s.mib)).toFixed(0)} MiB`,
   };
 }
+
+/** The most the service may hold at any moment of the run (issue 33: 530–590 MiB before). */
+export const PEAK_LIMIT_MIB = 300;
+
+/** Peak RSS under `limitMiB` over every sample of the run (one a second), warm-up and restarts included. */
+export function peakCheck(samples: readonly ResidentSample[], limitMiB = PEAK_LIMIT_MIB): Check {
+  const name = `peak RSS under ${limitMiB} MiB`;
+  if (!samples.length) return { name, pass: false, detail: 'no samples' };
+  const peak = Math.max(...samples.map((sample) => sample.mib));
+  return {
+    name,
+    pass: peak < limitMiB,
+    detail: `peak ${peak.toFixed(0)} MiB, mean ${mean(samples).toFixed(0)} MiB over ${samples.length} samples`,
+  };
+}

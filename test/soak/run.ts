@@ -3,7 +3,7 @@ import { residentMiB, SoakService } from './environment';
 import { Ledger } from './ledger';
 import { RequestFailed, send, Tally } from './outcomes';
 import { printChecks, printSummary, printUnexpected, progressLine } from './report';
-import { residentCheck, type ResidentSample } from './resident';
+import { peakCheck, residentCheck, type ResidentSample } from './resident';
 import { SummaryWatch } from './subscription';
 import { verifyWrites, type Check } from './verify';
 import { worker, type Context } from './workload';
@@ -121,6 +121,7 @@ async function main(): Promise<void> {
         detail: `${unexpected.length} unexpected of ${tally.outcomes.filter((o) => o.kind !== 'ok').length} errors`,
       },
       residentCheck(samples, starts, DURATION_MS, WARM_UP_MS),
+      peakCheck(samples),
       liveCheck(watch, starts),
     ];
     printChecks(checks);

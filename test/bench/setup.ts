@@ -8,12 +8,24 @@ import { startChild, type ChildServer } from './harness';
 /** AGPs the bench's service remembers: fewer than the zones the AGP scenario asks in turn, so its computed row always computes. */
 export const REMEMBERED_IN_BENCH = 256;
 
-/** The Node flags `npm start` gives the service (package.json), so the bench measures that process. */
-function serviceNodeFlags(): string[] {
+/**
+ * The environment and Node flags `npm start` gives the service (package.json: `VAR=value … node
+ * <flags> dist/src/main.js`), so the bench and the soak measure that process.
+ */
+function serviceCommand(): { env: Record<string, string>; flags: string[] } {
   const packageJson = path.resolve(__dirname, '../../../package.json');
   const { scripts } = JSON.parse(fs.readFileSync(packageJson, 'utf8')) as { scripts: Record<string, string> };
-  const flags = / node (.*?) ?dist\/src\/main\.js/.exec(scripts.start)?.[1] ?? '';
-  return flags.split(' ').filter(Boolean);
+  const [, assignments = '', flags = ''] = /((?:\w+=\S+ )*)node (.*?) ?dist\/src\/main\.js/.exec(scripts.start) ?? [];
+  const env = Object.fromEntries(
+    assignments
+      .split(' ')
+      .filter(Boolean)
+      .map((assignment) => [
+        assignment.slice(0, assignment.indexOf('=')),
+        assignment.slice(assignment.indexOf('=') + 1),
+      ]),
+  );
+  return { env, flags: flags.split(' ').filter(Boolean) };
 }
 
 export const CLIENT_SECRET = 'bench-client-secret-0123456789';
@@ -107,9 +119,11 @@ export async function startService(
   extraEnv: Record<string, string> = {},
 ): Promise<ChildServer> {
   const dist = path.resolve(__dirname, '../..');
+  const command = serviceCommand();
   return startChild(
     path.join(dist, 'src/main.js'),
     {
+      ...command.env,
       NODE_ENV: 'production',
       // Required in production; the benchmarks send no mail.
       SMTP_URL: 'smtp://127.0.0.1:9',
@@ -131,7 +145,7 @@ export async function startService(
       ...extraEnv,
     },
     '/healthz',
-    serviceNodeFlags(),
+    command.flags,
   );
 }
 

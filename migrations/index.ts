@@ -20,6 +20,7 @@ import { Migration20261127080000_mail_outbox } from './Migration20261127080000_m
 import { Migration20261127081000_confirmations } from './Migration20261127081000_confirmations';
 import { Migration20261127130000_rate_buckets } from './Migration20261127130000_rate_buckets';
 import { Migration20261127150000_tide_category_indexes } from './Migration20261127150000_tide_category_indexes';
+import { Migration20261127170000_compact_glucose_readings } from './Migration20261127170000_compact_glucose_readings';
 import type { Migration } from '@mikro-orm/migrations';
 
 type MigrationClass = new (...args: ConstructorParameters<typeof Migration>) => Migration;
@@ -62,5 +63,9 @@ export const migrations: { name: string; class: MigrationClass }[] = [
   {
     name: 'Migration20261127150000_tide_category_indexes',
     class: Migration20261127150000_tide_category_indexes,
+  },
+  {
+    name: 'Migration20261127170000_compact_glucose_readings',
+    class: Migration20261127170000_compact_glucose_readings,
   },
 ];

@@ -5,7 +5,7 @@ import { ClinicPatientSchema, PatientInviteSchema, PatientTagSchema } from './do
 import { ClinicianInviteSchema, ClinicianSchema } from './domains/clinics/clinician.entity';
 import { ClinicPatientPeriodStatsSchema } from './domains/clinics/clinic-patient-period-stats.entity';
 import { DatasetSchema } from './domains/glucose/dataset.entity';
-import { GlucoseReadingSchema } from './domains/glucose/glucose-reading.entity';
+import { GlucoseReadingSchema, GlucoseReadingShapeSchema } from './domains/glucose/glucose-reading.entity';
 import { GlucoseBucketSchema, GlucoseSummarySchema } from './domains/glucose/glucose-summary.entity';
 import { GlucosePeriodStatsSchema } from './domains/glucose/glucose-period-stats.entity';
 import { BlobSchema } from './domains/blobs/blob.entity';
@@ -31,6 +31,7 @@ export const entities = [
   ...[ClinicSchema, ClinicianSchema, ClinicianInviteSchema, ClinicPatientSchema, PatientTagSchema, PatientInviteSchema],
   ...[ClinicPatientPeriodStatsSchema],
   ...[DatasetSchema, GlucoseReadingSchema, GlucoseBucketSchema, GlucoseSummarySchema, GlucosePeriodStatsSchema],
+  ...[GlucoseReadingShapeSchema],
   ...[AccessLogRecordSchema, AccessLogHourSchema],
   ...[ConfirmationSchema],
   ...[OidcRecordSchema, RealmKeySchema, RevokedSessionSchema, LoginFailureSchema, IdentityLinkSchema],

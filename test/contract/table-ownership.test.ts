@@ -18,6 +18,7 @@ const OWNERS: Record<string, string> = {
   device_logs: 'src/domains/device-logs/',
   datasets: 'src/domains/glucose/',
   glucose_readings: 'src/domains/glucose/',
+  glucose_reading_shapes: 'src/domains/glucose/',
   glucose_buckets: 'src/domains/glucose/',
   glucose_summaries: 'src/domains/glucose/',
   glucose_period_stats: 'src/domains/glucose/',

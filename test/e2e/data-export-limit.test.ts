@@ -26,9 +26,14 @@ async function seed(userId: string): Promise<void> {
       [userId, DATASET],
     );
     await client.query(
-      `insert into glucose_readings (user_id, time, id, dataset_id, type, value, minutes, active, dedup_key, fields, created_time)
-       select $1, timestamptz '2024-01-01Z' + r * interval '5 minutes', md5('limit-' || r), $2, 'cbg', 5.5, 5, true,
-              md5('limit-key-' || r), '{"sampleInterval": 300000}', now()
+      `with shape as (
+         insert into glucose_reading_shapes (user_id, dataset_id, digest, type, minutes, fields, first_time, last_time)
+         values ($1, $2, md5('seed')::uuid, 'cbg', 5, '{"sampleInterval": 300000}',
+                 timestamptz '2024-01-01Z', timestamptz '2024-01-01Z' + $3::int * interval '5 minutes')
+         returning id)
+       insert into glucose_readings (user_id, time, id, shape, value, active, created_time)
+       select $1, timestamptz '2024-01-01Z' + r * interval '5 minutes', md5('limit-' || r)::uuid, (select id from shape),
+              5.5, true, now()
          from generate_series(0, $3::int - 1) as r`,
       [userId, DATASET, READINGS],
     );

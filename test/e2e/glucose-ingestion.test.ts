@@ -262,7 +262,14 @@ describe('deleting an account', () => {
       json: { dataSetType: 'continuous' },
     });
     await postData(opened.body.data.id, [cbg(new Date(Date.now() - 3_600_000).toISOString(), 100)], leaving.token);
-    const TABLES = ['glucose_readings', 'glucose_buckets', 'glucose_summaries', 'glucose_period_stats', 'datasets'];
+    const TABLES = [
+      'glucose_readings',
+      'glucose_reading_shapes',
+      'glucose_buckets',
+      'glucose_summaries',
+      'glucose_period_stats',
+      'datasets',
+    ];
     const rows = async () =>
       Object.fromEntries(
         await Promise.all(

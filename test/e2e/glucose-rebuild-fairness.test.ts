@@ -64,9 +64,13 @@ describe('a summary rebuild of a full window', () => {
     const attacker = await signUp(app, 'attacker');
     const attackerDataset = await continuousDataset(attacker);
     await app.database.query(
-      `insert into glucose_readings (user_id, time, id, dataset_id, type, value, minutes, active, dedup_key, fields, created_time)
-       select $1, $3::timestamptz - n * interval '18 seconds', md5('r' || n), $2, 'cbg', 4 + (n % 90) / 10.0, 5, true,
-              md5('k' || n), '{}'::jsonb, now()
+      `with shape as (
+         insert into glucose_reading_shapes (user_id, dataset_id, digest, type, minutes, fields, first_time, last_time)
+         values ($1, $2, md5('seed')::uuid, 'cbg', 5, '{}', $3::timestamptz - interval '1000000 seconds', $3::timestamptz)
+         returning id)
+       insert into glucose_readings (user_id, time, id, shape, value, active, created_time)
+       select $1, $3::timestamptz - n * interval '18 seconds', md5('r' || n)::uuid, (select id from shape),
+              4 + (n % 90) / 10.0, true, now()
          from generate_series(1, 200000) as n`,
       [attacker.userid, attackerDataset, new Date(NEWEST)],
     );

@@ -311,6 +311,7 @@ describe('an account going away', () => {
     await world.clinic({ clinicianId: clinician, patients: { [userId]: ['view'] } });
     const tables = [
       'glucose_readings',
+      'glucose_reading_shapes',
       'datasets',
       'glucose_summaries',
       'glucose_period_stats',

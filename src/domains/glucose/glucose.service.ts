@@ -3,7 +3,7 @@ import type { OwnerAccounts } from '../../kernel/accounts';
 import type { IncomingContent } from '../../kernel/content';
 import { conflict, forbidden, invalid, notFound, unauthenticated } from '../../kernel/errors';
 import { isAuthenticated } from '../../kernel/principal';
-import { HEX_ID32_PATTERN, hexId, ID32_PATTERN } from '../../kernel/ids';
+import { HEX_ID32_PATTERN, hexId, hexIds, ID32_PATTERN } from '../../kernel/ids';
 import type { CountedObjects } from '../../kernel/quota';
 import type { Scope } from '../../kernel/scope';
 import { assertUserId } from '../../kernel/validation';
@@ -27,11 +27,13 @@ import {
   deleteDatasetReadings,
   deleteReadingsOf,
   earliestOfDataset,
-  insertReadings,
+  lockReadingsOf,
   readingBatches,
   type ReadingFilter,
   type StoredReading,
 } from './readings.repository';
+import { dropCopies, insertReadings, storeShapes } from './reading-upload.repository';
+import { shapeReadings } from './reading-shape';
 import { deleteSummaries, markOutdated, type StoredSummary } from './summaries.repository';
 import type { SummaryKind } from './summary/buckets';
 import { exportPeriod, type ExportedPeriod } from './summary/export';
@@ -116,32 +118,32 @@ export class GlucoseService {
     const dataset = await this.existing(scope, datasetId);
     await this.access.assertAllowed(scope, { userId: dataset.userId, objectIds: [dataset.id] }, MAY_UPLOAD);
     if (dataset.state === 'closed') throw closed();
-    const records = await readRecords(content);
+    const parsed = await readRecords(content);
     const mode = DEDUPLICATORS[dataset.deduplicator as keyof typeof DEDUPLICATORS];
     const identity = { userId: dataset.userId, datasetId, deviceId: dataset.deviceId ?? null };
-    const keys = records.map((record) => deduplicationKey(record, identity, mode));
-    const kept = inInsertOrder(
-      lastOfEachKey(
-        records.map((record, index) => ({ record, key: keys[index]! })),
-        keys,
-      ),
-      mode,
-    );
+    const keys = parsed.map((record) => deduplicationKey(record, identity, mode));
+    const entries = parsed.map((record, index) => ({ record, key: keys[index]! }));
+    const kept = inInsertOrder(lastOfEachKey(entries, keys), mode);
     const active = dataset.dataSetType === 'continuous';
+    const records = kept.map(({ record }) => record);
+    const originKeys = kept.map(({ key }) => (mode === 'origin' ? key : null));
+    const { shapes, readings } = shapeReadings(records, hexIds(records.length, 32), originKeys, datasetId);
+    // Stored before the transaction, on their own (storeShapes says why).
+    const shapeIds = records.length ? await storeShapes(scope.em, dataset, shapes, records) : [];
+    if (shapeIds.length < shapes.length) throw datasetNotFound(datasetId);
     const stored = await scope.em.transactional(async (tx) => {
       // The dataset row is held so a close cannot pass between the check and the insert; shared,
       // so that other uploads to it need not wait.
       const state = await shareLockedState(tx, datasetId);
       if (!state) throw datasetNotFound(datasetId);
       if (state === 'closed') throw closed();
-      const count = await insertReadings(tx, dataset, kept, { active, replace: mode === 'origin' });
-      if (count)
-        await assertReadingDensity(
-          tx,
-          dataset.userId,
-          kept.map(({ record }) => record.time),
-          this.readingsPerHour,
-        );
+      let count = await insertReadings(tx, dataset, records, readings, shapeIds, { active, mode });
+      if (count) {
+        await lockReadingsOf(tx, dataset.userId);
+        count -= await dropCopies(tx, dataset, mode, records, readings);
+      }
+      const times = records.map((record) => record.time);
+      if (count) await assertReadingDensity(tx, dataset.userId, times, this.readingsPerHour);
       // Continuous records count at once; an origin replacement may move a reading back in time.
       if (active && count) await this.outdateFromDataset(tx, dataset.userId, datasetId);
       return count;

@@ -1,10 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sqlOf } from '../../infra/database/sql-runner';
-import { hexIds } from '../../kernel/ids';
 import type { PageArgs } from '../../kernel/paging';
 import { arrayLiteral, countsByUser, placeholders, rowDate, type SqlCondition } from '../../kernel/sql';
-import type { DatasetRecord } from './dataset.entity';
-import type { GlucoseRecord } from './glucose-record';
+import { ORIGIN_KEY, readingUuid, TEXT_ID_KEY } from './reading-shape';
 
 /**
  * Every statement on the readings (`glucose_readings`): uploads' inserts, their activation and
@@ -35,97 +33,79 @@ export interface StoredReading {
 }
 
 /**
- * The per-record columns of an insert and the types their arrays are bound as. `fields` goes as
- * text and is cast row by row: PostgreSQL reads a `jsonb[]` literal several times slower than
- * the same texts cast one by one (measured: 4 to 8 ms against 1.3 to 2 ms for 1,000 records).
+ * A reading with its shape, as it was stored before readings were split (the columns the read
+ * API, exports and AGP read): its id (a sent id that is not hex is kept among its own fields),
+ * and its fields, the shape's and its own merged back into one jsonb, whose keys PostgreSQL
+ * orders the same however they were split. `key` is the stored id the (time, id) order uses.
+ * The readings are `r`, their shapes `s`.
  */
-const RECORD_COLUMNS = [
-  ['time', 'timestamptz'],
-  ['id', 'varchar'],
-  ['type', 'varchar'],
-  ['value', 'float8'],
-  ['minutes', 'int2'],
-  ['dedup_key', 'varchar'],
-  ['device_id', 'text'],
-  ['fields', 'text'],
-] as const;
+export const READING_COLUMNS = `coalesce(r.extra->>'${TEXT_ID_KEY}', replace(r.id::text, '-', '')) as id, s.type, r.time,
+  r.value, s.minutes, s.dataset_id, s.device_id, r.created_time, r.id as key,
+  s.fields || coalesce(r.extra - '{${TEXT_ID_KEY},${ORIGIN_KEY}}'::text[], '{}') as fields`;
+export const READINGS_WITH_SHAPES = 'glucose_readings r join glucose_reading_shapes s on s.id = r.shape';
 
 /**
- * Stores an upload's records in one statement. Under a hash deduplicator a record already in
- * the dataset is dropped; under the origin deduplicator it replaces the earlier one. Returns
- * how many rows were written.
+ * The readings' shapes of some users and types, as a condition on a reading's `shape`: the
+ * users' shapes are few, and a reading's index range is then read without a join.
  */
-export async function insertReadings(
-  tx: EntityManager,
-  dataset: DatasetRecord,
-  records: readonly { record: GlucoseRecord; key: string | null }[],
-  { active, replace }: { active: boolean; replace: boolean },
-): Promise<number> {
-  if (!records.length) return 0;
-  const ids = hexIds(records.length, 32);
-  const literals = [
-    plainLiteral(records.map(({ record }) => record.time.toISOString())),
-    plainLiteral(records.map(({ record }, index) => (record.fields.id as string | undefined) ?? ids[index]!)),
-    plainLiteral(records.map(({ record }) => record.type)),
-    plainLiteral(records.map(({ record }) => record.value)),
-    plainLiteral(records.map(({ record }) => record.minutes)),
-    arrayLiteral(records.map(({ key }) => key)),
-    arrayLiteral(records.map(({ record }) => record.deviceId)),
-    arrayLiteral(records.map(({ record }) => JSON.stringify(storedFields(record.fields)))),
-  ];
-  const onConflict = replace
-    ? `do update set time = excluded.time, id = excluded.id, type = excluded.type, value = excluded.value,
-         minutes = excluded.minutes, device_id = excluded.device_id, fields = excluded.fields, created_time = excluded.created_time`
-    : 'do nothing';
-  // What all the rows share is bound once; the rest is one array per column, unnested into rows:
-  // a dozen parameters instead of twelve thousand, bound by the driver rather than inlined into
-  // the statement (the runner's `bound`).
-  const { affectedRows } = await sqlOf(tx).bound(
-    `insert into glucose_readings (user_id, dataset_id, active, created_time, ${RECORD_COLUMNS.map(([name]) => name).join(', ')})
-     select $1::varchar, $2::varchar, $3::bool, $4::timestamptz, time, id, type, value, minutes, dedup_key, device_id, fields::jsonb
-       from unnest(${RECORD_COLUMNS.map(([, type], index) => `$${index + 5}::${type}[]`).join(', ')})
-         as r(${RECORD_COLUMNS.map(([name]) => name).join(', ')})
-     on conflict (user_id, dataset_id, dedup_key) ${onConflict}`,
-    [dataset.userId, dataset.id, active, new Date().toISOString(), ...literals],
-  );
-  return affectedRows;
-}
+export const SHAPE_OF_TYPES = (users: string, types = '?') =>
+  `shape = any(array(select id from glucose_reading_shapes where user_id in (${users}) and type in (${types})))`;
 
 /**
- * An array literal of elements that need no quotes: ISO 8601 times, finite numbers, record ids
- * (32 lowercase letters or digits) and record types. Joined as they are, without the per-element
- * checks of `arrayLiteral`, which cost a thousand records' upload a millisecond and its garbage.
+ * The keyset position after a reading of `id`: the stored id of a read API cursor's or of the
+ * last reading read (hex, or the digest of a sent id that is not).
  */
-const plainLiteral = (values: readonly (string | number)[]) => `{${values.join(',')}}`;
+export const keysetAfter = (time: Date, id: string): [Date, string] => [time, readingUuid(id)];
 
-/** The record's fields kept as sent: its id and device have columns of their own. */
-const storedFields = ({ id: _id, deviceId: _deviceId, ...fields }: Record<string, unknown>) => fields;
+/**
+ * The rows of one dataset's readings: its shapes, within the time its shapes span, so the
+ * primary key's (user, time) range finds them. `r` is the readings' alias; the parameters are the
+ * user and the dataset.
+ */
+const OF_DATASET = `r.user_id = ?
+  and r.time >= (select min(first_time) from glucose_reading_shapes where dataset_id = ?)
+  and r.time <= (select max(last_time) from glucose_reading_shapes where dataset_id = ?)
+  and r.shape = any(array(select id from glucose_reading_shapes where dataset_id = ?))`;
+const ofDataset = (userId: string, datasetId: string) => [userId, datasetId, datasetId, datasetId];
 
 /** A closing dataset's readings start to count. */
 export async function activateDatasetReadings(tx: EntityManager, userId: string, datasetId: string): Promise<void> {
-  await sqlOf(tx).run('update glucose_readings set active = true where user_id = ? and dataset_id = ?', [
-    userId,
-    datasetId,
-  ]);
+  await sqlOf(tx).run(`update glucose_readings r set active = true where ${OF_DATASET}`, ofDataset(userId, datasetId));
 }
 
-/** The user's active readings of other datasets with the same deduplication key as one of this dataset's stop counting. */
+/**
+ * The user's active readings of other datasets that have the same deduplication key as one of
+ * this (device deduplicator) dataset's stop counting: the same instant, type and value from the
+ * same device (the record's, else its dataset's). An earlier reading's key is its own dataset's:
+ * the device's under the device deduplicator, the dataset id under the dataset one.
+ */
 export async function deactivateEarlierCopies(tx: EntityManager, userId: string, datasetId: string): Promise<void> {
   await sqlOf(tx).run(
     `update glucose_readings older set active = false
-      where older.user_id = ? and older.dataset_id <> ? and older.active
-        and older.dedup_key in (select dedup_key from glucose_readings where user_id = ? and dataset_id = ?)`,
-    [userId, datasetId, userId, datasetId],
+       from glucose_readings r
+       join glucose_reading_shapes ms on ms.id = r.shape
+       join datasets md on md.id = ms.dataset_id,
+            glucose_reading_shapes os join datasets od on od.id = os.dataset_id
+      where ${OF_DATASET}
+        and older.user_id = ? and older.time = r.time and older.value = r.value and older.active
+        and os.id = older.shape and os.dataset_id <> ? and os.type = ms.type
+        and case od.deduplicator
+              when 'org.tidepool.deduplicator.device.deactivate.hash' then coalesce(os.device_id, od.device_id, '')
+              when 'org.tidepool.deduplicator.dataset.drop.hash' then od.id
+            end = coalesce(ms.device_id, md.device_id, '')`,
+    [...ofDataset(userId, datasetId), userId, datasetId],
   );
 }
 
 export async function deleteDatasetReadings(tx: EntityManager, userId: string, datasetId: string): Promise<void> {
-  await sqlOf(tx).run('delete from glucose_readings where user_id = ? and dataset_id = ?', [userId, datasetId]);
+  await sqlOf(tx).run(`delete from glucose_readings r where ${OF_DATASET}`, ofDataset(userId, datasetId));
+  await sqlOf(tx).run('delete from glucose_reading_shapes where dataset_id = ?', [datasetId]);
 }
 
 /** Every reading of the user (the account's deletion). */
 export async function deleteReadingsOf(em: EntityManager, userId: string): Promise<void> {
   await sqlOf(em).run('delete from glucose_readings where user_id = ?', [userId]);
+  await sqlOf(em).run('delete from glucose_reading_shapes where user_id = ?', [userId]);
 }
 
 /** The earliest reading of each record type in a dataset. */
@@ -135,8 +115,10 @@ export async function earliestOfDataset(
   datasetId: string,
 ): Promise<{ type: string; earliest: Date }[]> {
   const rows = await sqlOf(tx).rows<{ type: string; earliest: unknown }>(
-    'select type, min(time) as earliest from glucose_readings where user_id = ? and dataset_id = ? group by type',
-    [userId, datasetId],
+    `select s.type, min(r.time) as earliest
+       from glucose_readings r join glucose_reading_shapes s on s.id = r.shape
+      where ${OF_DATASET} group by s.type`,
+    ofDataset(userId, datasetId),
   );
   return rows.map((row) => ({ type: row.type, earliest: rowDate(row.earliest)! }));
 }
@@ -169,7 +151,8 @@ export async function firstDenseHour(
        cross join lateral (
          select count(*)::int as readings from glucose_readings r
           where r.user_id = ? and r.time >= h.hour and r.time < h.hour + interval '1 hour'
-            and (r.active or exists (select 1 from datasets d where d.id = r.dataset_id and d.state = 'open'))
+            and (r.active or exists (select 1 from glucose_reading_shapes s join datasets d on d.id = s.dataset_id
+                                      where s.id = r.shape and d.state = 'open'))
        ) c
       where c.readings > ?
       order by h.hour limit 1`,
@@ -188,8 +171,8 @@ export async function newestReadingTime(
 ): Promise<Date | null> {
   const [newest] = await sqlOf(tx).rows<{ last_data: unknown }>(
     `select max(time) as last_data from glucose_readings
-      where user_id = ? and type = ? and active and time >= ? and time <= ?`,
-    [userId, type, from, to],
+      where user_id = ? and ${SHAPE_OF_TYPES('?')} and active and time >= ? and time <= ?`,
+    [userId, userId, type, from, to],
   );
   return rowDate(newest?.last_data);
 }
@@ -204,8 +187,8 @@ export async function newestUploadTime(
 ): Promise<Date | null> {
   const [upload] = await sqlOf(tx).rows<{ last_upload: unknown }>(
     `select max(created_time) as last_upload from glucose_readings
-      where user_id = ? and type = ? and time >= ? and time <= ?`,
-    [userId, type, from, to],
+      where user_id = ? and ${SHAPE_OF_TYPES('?')} and time >= ? and time <= ?`,
+    [userId, userId, type, from, to],
   );
   return rowDate(upload?.last_upload);
 }
@@ -221,19 +204,19 @@ export async function* readingBatches(
   userId: string,
   filter: ReadingFilter,
 ): AsyncGenerator<StoredReading[]> {
-  const condition = readingCondition(filter);
+  const condition = readingCondition([userId], filter);
   let after: [Date, string] | null = null;
   for (;;) {
     const rows: Record<string, unknown>[] = await sqlOf(em).rows(
-      `select * from glucose_readings where user_id = ? and ${condition.sql}
-        ${after ? 'and (time, id) > (?, ?)' : ''} order by time, id limit ${BATCH}`,
+      `select ${READING_COLUMNS} from ${READINGS_WITH_SHAPES}
+        where r.user_id = ? and ${condition.sql} ${after ? 'and (r.time, r.id) > (?, ?::uuid)' : ''}
+        order by r.time, r.id limit ${BATCH}`,
       [userId, ...condition.params, ...(after ?? [])],
     );
     const batch = rows.map(toReading);
     if (batch.length) yield batch;
     if (batch.length < BATCH) return;
-    const last = batch.at(-1)!;
-    after = [last.time, last.id];
+    after = [rowDate(rows.at(-1)!.time)!, rows.at(-1)!.key as string];
   }
 }
 
@@ -248,15 +231,15 @@ export async function readingPagesOf(
   filter: ReadingFilter,
   args: PageArgs,
 ): Promise<StoredReading[][]> {
-  const condition = readingCondition(filter);
-  const afterParams = args.after === null ? [] : [new Date(args.after[0]), args.after[1]];
+  const condition = readingCondition(userIds, filter);
+  const afterParams = args.after === null ? [] : keysetAfter(new Date(args.after[0]), String(args.after[1]));
   const rows = await sqlOf(em).rows(
     `select * from (
-       select *, row_number() over (partition by user_id order by time, id) as position
-       from glucose_readings
-       where user_id in (${placeholders(userIds.length)}) and ${condition.sql}
-         ${args.after ? 'and (time, id) > (?, ?)' : ''}
-     ) ranked where position <= ? order by time, id`,
+       select r.user_id, ${READING_COLUMNS}, row_number() over (partition by r.user_id order by r.time, r.id) as position
+       from ${READINGS_WITH_SHAPES}
+       where r.user_id in (${placeholders(userIds.length)}) and ${condition.sql}
+         ${args.after ? 'and (r.time, r.id) > (?, ?::uuid)' : ''}
+     ) ranked where position <= ? order by time, key`,
     [...userIds, ...condition.params, ...afterParams, args.first + 1],
   );
   const byUser = new Map<string, StoredReading[]>(userIds.map((id) => [id, []]));
@@ -270,15 +253,20 @@ export function readingCountsOf(
   userIds: readonly string[],
   filter: ReadingFilter,
 ): Promise<number[]> {
-  return countsByUser(em, 'glucose_readings', readingCondition(filter), userIds);
+  return countsByUser(em, 'glucose_readings', readingCondition(userIds, filter), userIds);
 }
 
-/** Active readings of the filter's types, inside its range where it has bounds. */
-function readingCondition(filter: ReadingFilter): SqlCondition {
+/**
+ * Active readings of the filter's types (by the users' shapes of those types), inside its range
+ * where it has bounds. Its columns are the readings' own.
+ */
+function readingCondition(userIds: readonly string[], filter: ReadingFilter): SqlCondition {
   const bounds = [filter.from && 'time >= ?', filter.to && 'time <= ?'].filter(Boolean);
   return {
-    sql: ['active', `type in (${placeholders(filter.types.length)})`, ...bounds].join(' and '),
-    params: [...filter.types, ...[filter.from, filter.to].filter((bound) => bound !== null)],
+    sql: ['active', SHAPE_OF_TYPES(placeholders(userIds.length), placeholders(filter.types.length)), ...bounds].join(
+      ' and ',
+    ),
+    params: [...userIds, ...filter.types, ...[filter.from, filter.to].filter((bound) => bound !== null)],
   };
 }
 

@@ -20,10 +20,17 @@ const ZONES = Intl.supportedValuesOf('timeZone');
  */
 async function seed(client: pg.Client, userId: string): Promise<void> {
   await client.query(
-    `insert into glucose_readings (user_id, time, id, dataset_id, type, value, minutes, active, dedup_key, device_id, fields, created_time)
-     select substr(md5('agp-patient' || p), 1, 10), now() - r * interval '15 minutes', md5(p || '-' || r), 'agp-bench',
-            'cbg', 4 + (p * 7 + r * 13) % 90 / 10.0, 15, true, null, 'bench-cgm', '{}', now()
-       from generate_series(1, $1::int) as p, generate_series(0, 95) as r`,
+    `with shapes as (
+       insert into glucose_reading_shapes (user_id, dataset_id, digest, type, minutes, device_id, fields, first_time, last_time)
+       select substr(md5('agp-patient' || p), 1, 10), 'agp-bench', md5('agp-patient' || p)::uuid, 'cbg', 15, 'bench-cgm', '{}',
+              now() - interval '1 day', now()
+         from generate_series(1, $1::int) as p
+       returning id, user_id)
+     insert into glucose_readings (user_id, time, id, shape, value, active, created_time)
+     select s.user_id, now() - r * interval '15 minutes', md5(p || '-' || r)::uuid, s.id,
+            4 + (p * 7 + r * 13) % 90 / 10.0, true, now()
+       from generate_series(1, $1::int) as p join shapes s on s.user_id = substr(md5('agp-patient' || p), 1, 10),
+            generate_series(0, 95) as r`,
     [PATIENTS],
   );
   await client.query(
@@ -33,9 +40,14 @@ async function seed(client: pg.Client, userId: string): Promise<void> {
     [userId],
   );
   await client.query(
-    `insert into glucose_readings (user_id, time, id, dataset_id, type, value, minutes, active, dedup_key, device_id, fields, created_time)
-     select $1, to_timestamp($2::float8 / 1000) - r * interval '5 minutes', md5('agp-' || r), '0123456789abcdef0123456789abcdef',
-            'cbg', 4 + (r * 37 % 23) / 2.0 + 3 * sin(r * pi() / 144), 5, true, null, 'bench-cgm', '{}', now()
+    `with shape as (
+       insert into glucose_reading_shapes (user_id, dataset_id, digest, type, minutes, device_id, fields, first_time, last_time)
+       values ($1, '0123456789abcdef0123456789abcdef', md5('agp')::uuid, 'cbg', 5, 'bench-cgm', '{}',
+               to_timestamp($2::float8 / 1000) - interval '30 days', to_timestamp($2::float8 / 1000))
+       returning id)
+     insert into glucose_readings (user_id, time, id, shape, value, active, created_time)
+     select $1, to_timestamp($2::float8 / 1000) - r * interval '5 minutes', md5('agp-' || r)::uuid, (select id from shape),
+            4 + (r * 37 % 23) / 2.0 + 3 * sin(r * pi() / 144), true, now()
        from generate_series(0, 30 * 288 - 1) as r`,
     [userId, Math.floor(Date.now() / FIVE_MINUTES_MS) * FIVE_MINUTES_MS - HOUR_MS],
   );
@@ -63,12 +75,13 @@ function percentile(sorted: Float64Array, p: number): number {
  */
 async function floorRow(databaseUrl: string, userId: string, days: number): Promise<Measurement> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: CONNECTIONS });
+  const cgm = `shape = any(array(select id from glucose_reading_shapes where user_id = $1 and type = 'cbg'))`;
   const sql = `
     with newest as (select max(time) as last from glucose_readings
-                     where user_id = $1 and type = 'cbg' and active and time <= now() + interval '1 day')
+                     where user_id = $1 and ${cgm} and active and time <= now() + interval '1 day')
     select r.* from newest n cross join lateral (
       select extract(epoch from time) * 1000 as t, value as v from glucose_readings
-       where user_id = $1 and type = 'cbg' and active and time <= n.last
+       where user_id = $1 and ${cgm} and active and time <= n.last
          and time >= date_bin('1 hour', n.last, timestamptz '2000-01-01Z') - ($2::int * 24 - 1) * interval '1 hour'
        order by time, id) r`;
   try {

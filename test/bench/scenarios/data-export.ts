@@ -25,11 +25,15 @@ async function seed(databaseUrl: string, userId: string): Promise<void> {
       [userId, DATASET],
     );
     await client.query(
-      `insert into glucose_readings (user_id, time, id, dataset_id, type, value, minutes, active, dedup_key, device_id, fields, created_time)
-       select $1, timestamptz '2024-01-01Z' + r * interval '5 minutes', md5('export-' || r), $2, 'cbg',
-              4 + (r * 37 % 23) / 2.0, 5, true, md5('export-key-' || r), 'bench-cgm',
-              jsonb_build_object('sampleInterval', 300000, 'trend', 'constant', 'deviceTime',
-                                 to_char(timestamp '2024-01-01' + r * interval '5 minutes', 'YYYY-MM-DD"T"HH24:MI:SS')),
+      `with shape as (
+         insert into glucose_reading_shapes (user_id, dataset_id, digest, type, minutes, device_id, fields, first_time, last_time)
+         values ($1, $2, md5('seed')::uuid, 'cbg', 5, 'bench-cgm', '{"sampleInterval": 300000, "trend": "constant"}',
+                 timestamptz '2024-01-01Z', timestamptz '2024-01-01Z' + $3::int * interval '5 minutes')
+         returning id)
+       insert into glucose_readings (user_id, time, id, shape, value, active, extra, created_time)
+       select $1, timestamptz '2024-01-01Z' + r * interval '5 minutes', md5('export-' || r)::uuid, (select id from shape),
+              4 + (r * 37 % 23) / 2.0, true,
+              jsonb_build_object('deviceTime', to_char(timestamp '2024-01-01' + r * interval '5 minutes', 'YYYY-MM-DD"T"HH24:MI:SS')),
               now()
          from generate_series(0, $3::int - 1) as r`,
       [userId, DATASET, READINGS],

@@ -3,6 +3,7 @@ import type { Scope } from '../../../kernel/scope';
 import { placeholders } from '../../../kernel/sql';
 import type { DatasetRecord } from '../dataset.entity';
 import { datasetLoader, type ReadingFilter } from '../glucose.loaders';
+import { READING_COLUMNS, READINGS_WITH_SHAPES } from '../readings.repository';
 import type { ZoneFallbacks } from '../local-time.service';
 import { exportedReading, exportedUpload, type ExportedReading, type ExportRow, type ExportUnits } from './export-rows';
 
@@ -23,7 +24,7 @@ const PART = 100;
  * would. ORDER BY names the table's columns, not these aliases (which it would sort every row by).
  */
 const COLUMNS = `id, type, floor(extract(epoch from time) * 1000)::float8 as "time", value, dataset_id as "datasetId",
-  device_id as "deviceId", fields, floor(extract(epoch from created_time) * 1000)::float8 as "createdTime"`;
+  device_id as "deviceId", fields, floor(extract(epoch from created_time) * 1000)::float8 as "createdTime", key`;
 
 /**
  * What one export reads, as the writers ask for it: readings of some types in (time, id) order,
@@ -70,23 +71,23 @@ export class ExportSource {
   /** The active readings of `types` in the range, in (time, id) order, a batch per statement. */
   private async *rows(types: readonly ReadingType[]): AsyncGenerator<ExportRow[]> {
     const { from, to } = this.range;
-    const bounds = [from && 'and time >= ?', to && 'and time <= ?'].filter(Boolean).join(' ');
+    const bounds = [from && 'and r.time >= ?', to && 'and r.time <= ?'].filter(Boolean).join(' ');
     const params = [this.userId, ...types, ...[from, to].filter((bound) => bound !== null)];
     // An export tolerates a little staleness: its batches may read one replica (staleReadsOf keeps it).
     const sql = staleReadsOf(this.scope.em);
     let after: [Date, string] | null = null;
     for (;;) {
-      const rows: ExportRow[] = await sql.rows<ExportRow>(
-        `select ${COLUMNS} from glucose_readings
-          where user_id = ? and active and type in (${placeholders(types.length)}) ${bounds}
-                ${after ? 'and (time, id) > (?, ?)' : ''}
-          order by glucose_readings.time, glucose_readings.id limit ${BATCH}`,
+      const rows: (ExportRow & { key: string })[] = await sql.rows<ExportRow & { key: string }>(
+        `select ${COLUMNS} from (select ${READING_COLUMNS} from ${READINGS_WITH_SHAPES}
+          where r.user_id = ? and r.active and s.type in (${placeholders(types.length)}) ${bounds}
+                ${after ? 'and (r.time, r.id) > (?, ?::uuid)' : ''}
+          order by r.time, r.id limit ${BATCH}) r order by r.time, r.key`,
         [...params, ...(after ?? [])],
       );
       if (rows.length) yield rows;
       if (rows.length < BATCH) return;
-      const last: ExportRow = rows.at(-1)!;
-      after = [new Date(last.time), last.id];
+      const last = rows.at(-1)!;
+      after = [new Date(last.time), last.key];
     }
   }
 }

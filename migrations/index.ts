@@ -21,6 +21,7 @@ import { Migration20261127081000_confirmations } from './Migration20261127081000
 import { Migration20261127130000_rate_buckets } from './Migration20261127130000_rate_buckets';
 import { Migration20261127150000_tide_category_indexes } from './Migration20261127150000_tide_category_indexes';
 import { Migration20261127170000_compact_glucose_readings } from './Migration20261127170000_compact_glucose_readings';
+import { Migration20261127173000_summary_clinic_copy } from './Migration20261127173000_summary_clinic_copy';
 import type { Migration } from '@mikro-orm/migrations';
 
 type MigrationClass = new (...args: ConstructorParameters<typeof Migration>) => Migration;
@@ -67,5 +68,9 @@ export const migrations: { name: string; class: MigrationClass }[] = [
   {
     name: 'Migration20261127170000_compact_glucose_readings',
     class: Migration20261127170000_compact_glucose_readings,
+  },
+  {
+    name: 'Migration20261127173000_summary_clinic_copy',
+    class: Migration20261127173000_summary_clinic_copy,
   },
 ];

@@ -15,6 +15,14 @@ export interface RestRequest {
   raw: Readable;
 }
 
+/**
+ * A body `respond` has already serialised: sent as it is, as JSON. The patient list splices each
+ * summary's stored text into its answer instead of parsing and serialising it again.
+ */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
 /** The domain services a route's `respond` may read directly (see RestRoute.respond). */
 export type RouteServices = Pick<Services, 'glucose'>;
 
@@ -91,7 +99,8 @@ export interface RestRoute {
   document: string;
   variables?: (request: RestRequest) => Record<string, unknown>;
   /**
-   * The legacy body for the operation's data; undefined sends an empty body. May throw AppError.
+   * The legacy body for the operation's data (JsonText when serialised already); undefined sends
+   * an empty body. May throw AppError.
    * It may also read domain services directly (`reads`) where shaping GraphQL's fields would cost
    * more than the answer: the patient list's summaries.
    */

@@ -18,7 +18,7 @@ import type { Scope } from '../src/kernel/scope';
 import { findNul, findNulInVariables, longListInVariables, nulRefused } from '../src/kernel/validation';
 import { errorBody, HTTP_STATUS } from '../src/http/http-errors';
 import { declaredQuery } from './declared-query';
-import type { ContentRoute, RestRequest, RestRoute, RouteServices } from './route';
+import { JsonText, type ContentRoute, type RestRequest, type RestRoute, type RouteServices } from './route';
 
 export function scopeOf(res: Response): Scope {
   return res.locals.scope as Scope;
@@ -248,6 +248,7 @@ export function restCompatRouter(
         const body = await route.respond?.(data, reply, request, { scope, services });
         res.status(route.status);
         if (body === undefined) res.end();
+        else if (body instanceof JsonText) res.type('application/json').send(body.text);
         else res.json(body);
       } catch (error) {
         const appError = asAppError(error);

@@ -1,10 +1,10 @@
 import { invalid } from '../../src/kernel/errors';
 import { jsonObject, withTypes } from '../body';
 import { PERMISSION_NAME, SUMMARY_PERIOD } from '../enums';
-import type { RestRequest, RestRoute, RouteReads } from '../route';
+import { JsonText, type RestRequest, type RestRoute, type RouteReads } from '../route';
 import { CLINIC, CLINIC_FIELDS, legacyClinic, OFFSET_PAGING, offsetPaging } from './clinics';
 import { permissionSet } from './permissions';
-import { clinicPatientSummary } from '../patient-summary';
+import { clinicPatientSummaryJson } from '../patient-summary';
 import type { KindFilter, SummaryFilter } from '../../src/domains/clinics/patient-filters';
 import { patientListQuery } from '../patient-list-query';
 import { statColumn } from '../../src/domains/glucose/period-stats';
@@ -34,10 +34,10 @@ type PatientData = Record<string, unknown> & {
 /**
  * A patient as Tidepool's clinic service serialises it: `fullName`, `birthDate`, `tags`,
  * `dataSources` (null until the data-source service reports some) and `reviews` always present, other
- * fields left out when empty; permissions as a permission set; no provider connection requests;
- * its `summary` (see clinicPatientSummary) when it has one.
+ * fields left out when empty; permissions as a permission set; no provider connection requests.
+ * Its `summary` comes last (summarisedPatient).
  */
-export function legacyPatient(value: unknown, summary?: Record<string, unknown>): Record<string, unknown> {
+export function legacyPatient(value: unknown): Record<string, unknown> {
   const { userId, tags, permissions, reviews, email, mrn, birthDate, dataSources, ...fields } = value as PatientData;
   return {
     id: userId,
@@ -50,22 +50,17 @@ export function legacyPatient(value: unknown, summary?: Record<string, unknown>)
     dataSources: legacyDataSources(dataSources),
     reviews,
     connectionRequests: { abbott: [], dexcom: [], twiist: [] },
-    ...(summary ? { summary } : {}),
   };
 }
 
 /**
- * A patient of the clinic in the request's path with its summary, read from the glucose service;
- * `offset` shows the previous periods in their place.
+ * A patient as JSON text with its `summary` after its other fields, as the glucose service keeps
+ * it (clinicPatientSummaryJson); `offset` shows the previous periods in their place.
  */
-async function summarisedPatient(
-  value: unknown,
-  request: RestRequest,
-  { scope, services }: RouteReads,
-  offset = false,
-) {
-  const patient = { ...(value as PatientData), clinicId: request.params.clinicId! };
-  return legacyPatient(value, await clinicPatientSummary(services.glucose, scope, patient, { offset }));
+async function summarisedPatient(value: unknown, { scope, services }: RouteReads, offset = false): Promise<string> {
+  const json = JSON.stringify(legacyPatient(value));
+  const summary = await clinicPatientSummaryJson(services.glucose, scope, value as PatientData, { offset });
+  return summary === undefined ? json : `${json.slice(0, -1)},"summary":${summary}}`;
 }
 
 export const payloadPatient = (field: string) => (data: Record<string, unknown>) =>
@@ -168,11 +163,10 @@ export const clinicPatientRoutes: RestRoute[] = [
       const rows = PATIENT_PAGES.rows<Record<string, unknown>>(data, request);
       // Tidepool's offsetPeriods shows the previous periods in each patient's summary.
       const { previous } = patientListQuery(request);
-      return {
-        // Side by side, so that the glucose service's loaders read the page's summaries at once.
-        data: await Promise.all(rows.map((patient) => summarisedPatient(patient, request, reads, previous))),
-        meta: { count: clinic.patients.totalCount, totalCount: clinic.patientCount },
-      };
+      // Side by side, so that the glucose service's loaders read the page's summaries at once.
+      const patients = await Promise.all(rows.map((patient) => summarisedPatient(patient, reads, previous)));
+      const meta = { count: clinic.patients.totalCount, totalCount: clinic.patientCount };
+      return new JsonText(`{"data":[${patients.join(',')}],"meta":${JSON.stringify(meta)}}`);
     },
     status: 200,
   },
@@ -206,8 +200,8 @@ export const clinicPatientRoutes: RestRoute[] = [
     },
     document: `query ($clinicId: ID!, $userId: ID!) { clinic(id: $clinicId) { patient(userId: $userId) { ${PATIENT_FIELDS} } } }`,
     variables: ids,
-    respond: (data, _reply, request, reads) =>
-      summarisedPatient((data.clinic as { patient: unknown }).patient, request, reads),
+    respond: async (data, _reply, _request, reads) =>
+      new JsonText(await summarisedPatient((data.clinic as { patient: unknown }).patient, reads)),
     status: 200,
   },
   {

@@ -212,6 +212,36 @@ describe('CGM summaries from uploads', () => {
     await expectMatchesOperation(rest, 'clinic.v1.yaml', 'ListPatients');
   });
 
+  it('answers a summary written before its clinic copy was kept exactly as one written after', async () => {
+    const admin = await signUp(app, 'copy-admin');
+    const clinic = await newClinic(app, admin);
+    await joinClinic(app, clinic, admin, patient, 'Copied Patient');
+    const paths = [
+      `/v1/clinics/${clinic.id}/patients`,
+      `/v1/clinics/${clinic.id}/patients?offsetPeriods=true`,
+      `/v1/clinics/${clinic.id}/patients/${patient.userid}`,
+    ];
+    const texts = async () =>
+      Promise.all(
+        paths.map(async (path) => {
+          const reply = await fetch(`${app.url}${path}`, { headers: { 'x-tidepool-session-token': admin.token } });
+          expect(reply.status).toBe(200);
+          return reply.text();
+        }),
+      );
+    const kept = await texts();
+    // The offset list shows the previous periods, which differ from the current ones.
+    const periods = (text: string) => JSON.stringify(JSON.parse(text).data[0].summary.cgmStats.periods);
+    expect(periods(kept[1]!)).not.toBe(periods(kept[0]!));
+    const [{ count }] = await app.database.query(
+      `with forgotten as (update glucose_summaries set clinic_periods = null, clinic_offset_periods = null
+          where user_id = $1 and clinic_periods is not null returning 1) select count(*)::int as count from forgotten`,
+      [patient.userid],
+    );
+    expect(count).toBe(1);
+    expect(await texts()).toEqual(kept);
+  });
+
   it('refuses rebuilds to anyone but a server, and shows no summary to other users', async () => {
     const rebuilt = await graphql(
       app.url,

@@ -45,6 +45,10 @@ export const GlucoseSummarySchema = defineEntity({
     pendingFrom: p.datetime().nullable(),
     queuedAt: p.datetime().nullable().index(),
     periods: p.json<SummaryPeriods>().nullable(),
+    /** The current periods in Tidepool's clinic copy form, JSON text (clinic-copy.ts); null for summaries written before it. */
+    clinicPeriods: p.text().nullable(),
+    /** The previous periods in the same form. */
+    clinicOffsetPeriods: p.text().nullable(),
     schemaVersion: p.integer(),
   },
 });

@@ -4,7 +4,13 @@ import type { PageArgs } from '../../kernel/paging';
 import type { DatasetRecord } from './dataset.entity';
 import { datasetCountsOf, datasetPagesOf, datasetsByIds } from './datasets.repository';
 import { readingCountsOf, readingPagesOf, type ReadingFilter, type StoredReading } from './readings.repository';
-import { previousPeriodsOf, summariesOf, type StoredSummary } from './summaries.repository';
+import {
+  clinicCopiesOf,
+  previousPeriodsOf,
+  summariesOf,
+  type StoredClinicCopy,
+  type StoredSummary,
+} from './summaries.repository';
 import type { SummaryPeriods } from './summary/periods';
 import type { SummaryKind } from './summary/buckets';
 
@@ -60,6 +66,13 @@ export function readingCounts(scope: Scope, filter: ReadingFilter): Loader<strin
 export function summaryLoader(scope: Scope): Loader<string, StoredSummary[]> {
   return scope.loaders.get('glucose.summaries', () => {
     return new Loader<string, StoredSummary[]>((userIds) => summariesOf(scope.em, userIds));
+  });
+}
+
+/** Each user's summaries with one side of their clinic copy (clinic-copy.ts), one query for the request. */
+export function clinicCopyLoader(scope: Scope, previous: boolean): Loader<string, StoredClinicCopy[]> {
+  return scope.loaders.get(`glucose.clinicCopies.${previous}`, () => {
+    return new Loader<string, StoredClinicCopy[]>((userIds) => clinicCopiesOf(scope.em, userIds, previous));
   });
 }
 

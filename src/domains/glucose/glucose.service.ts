@@ -19,7 +19,9 @@ import {
   readingPages,
   summaryLoader,
   previousPeriodsLoader,
+  clinicCopyLoader,
 } from './glucose.loaders';
+import { clinicCopyText, type ClinicCopy } from './clinic-copy';
 import { deleteDataset, deleteDatasetsOf, lockDataset, shareLockedState } from './datasets.repository';
 import {
   activateDatasetReadings,
@@ -247,6 +249,27 @@ export class GlucoseService {
   async summariesOf(scope: Scope, userId: string, period: PeriodKey): Promise<PeriodSummary[] | null> {
     if (!(await this.access.isAllowed(scope, userId, MAY_READ))) return null;
     return this.periodSummaries(scope, userId, period);
+  }
+
+  /**
+   * A clinic patient's summaries with one side (current or `previous`) of their clinic copy
+   * (clinic-copy.ts), as the REST patient list answers them, on the same terms as
+   * summariesOfClinicPatient: null when the patient grants the clinic nothing.
+   */
+  async clinicCopiesOfClinicPatient(
+    scope: Scope,
+    patient: { userId: string; permissions: readonly string[] },
+    previous: boolean,
+  ): Promise<ClinicCopy[] | null> {
+    if (!patient.permissions.length) return null;
+    return (await clinicCopyLoader(scope, previous).load(patient.userId))
+      .filter((summary) => summary.lastData)
+      .map(({ kind, text, periods, ...dates }) => ({
+        kind,
+        dates: { ...dates, lastData: dates.lastData! },
+        // A summary written before the copy was kept is copied from its periods.
+        periods: text ?? clinicCopyText(periods!, kind),
+      }));
   }
 
   /**

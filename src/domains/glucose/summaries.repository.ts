@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sqlOf } from '../../infra/database/sql-runner';
 import { placeholders, rowDate } from '../../kernel/sql';
+import type { ClinicCopyTexts } from './clinic-copy';
 import { SUMMARY_SCHEMA_VERSION } from './glucose-summary.entity';
 import { EXPORTED_STAT_NAMES, STAT_COLUMNS } from './period-stats';
 import type { HourBucket, SummaryKind } from './summary/buckets';
@@ -109,17 +110,19 @@ export interface SummaryWrite {
   lastUploadDate: Date | null;
   lastUpdatedDate: Date;
   periods: SummaryPeriods;
+  clinicCopy: ClinicCopyTexts;
 }
 
 export async function saveSummary(tx: EntityManager, summary: SummaryWrite): Promise<void> {
-  const { userId, kind, lastData, firstData, lastUploadDate, lastUpdatedDate, periods } = summary;
+  const { userId, kind, lastData, firstData, lastUploadDate, lastUpdatedDate, periods, clinicCopy } = summary;
   await sqlOf(tx).run(
     `insert into glucose_summaries (user_id, kind, last_data, first_data, last_upload_date, last_updated_date,
-       outdated_since, queued_at, pending_from, periods, schema_version)
-     values (?, ?, ?, ?, ?, ?, null, null, null, ?, ?)
+       outdated_since, queued_at, pending_from, periods, clinic_periods, clinic_offset_periods, schema_version)
+     values (?, ?, ?, ?, ?, ?, null, null, null, ?, ?, ?, ?)
      on conflict (user_id, kind) do update set last_data = excluded.last_data, first_data = excluded.first_data,
        last_upload_date = excluded.last_upload_date, last_updated_date = excluded.last_updated_date,
        outdated_since = null, queued_at = null, pending_from = null, periods = excluded.periods,
+       clinic_periods = excluded.clinic_periods, clinic_offset_periods = excluded.clinic_offset_periods,
        schema_version = excluded.schema_version`,
     [
       userId,
@@ -129,6 +132,8 @@ export async function saveSummary(tx: EntityManager, summary: SummaryWrite): Pro
       lastUploadDate,
       lastUpdatedDate,
       JSON.stringify(periods),
+      clinicCopy.current,
+      clinicCopy.previous,
       SUMMARY_SCHEMA_VERSION,
     ],
   );
@@ -260,6 +265,45 @@ export async function summariesOf(em: EntityManager, userIds: readonly string[])
       lastUploadDate: rowDate(row.last_upload_date),
       lastUpdatedDate: rowDate(row.last_updated_date),
       outdatedSince: rowDate(row.outdated_since),
+      periods: row.periods as StoredPeriods | null,
+    });
+  return userIds.map((id) => byUser.get(id) ?? []);
+}
+
+/** A summary's dates and one side of its clinic copy (clinic-copy.ts). */
+export interface StoredClinicCopy extends Omit<StoredSummary, 'periods'> {
+  /** The JSON text of the side's periods; null for a summary written before the copy was kept. */
+  text: string | null;
+  /** The side's full periods, read only where `text` is null, to make the copy from. */
+  periods: StoredPeriods | null;
+}
+
+/**
+ * Each user's summaries with one side of their clinic copy, current or `previous`, in one
+ * SELECT: the text as it is, without reading the summaries' full periods (but where it is missing).
+ */
+export async function clinicCopiesOf(
+  em: EntityManager,
+  userIds: readonly string[],
+  previous: boolean,
+): Promise<StoredClinicCopy[][]> {
+  const [copy, side] = previous ? ['clinic_offset_periods', 'offsetPeriods'] : ['clinic_periods', 'periods'];
+  const rows = await sqlOf(em).rows(
+    `select user_id, kind, last_data, first_data, last_upload_date, last_updated_date, outdated_since,
+            ${copy} as text, case when ${copy} is null then periods->'${side}' end as periods
+       from glucose_summaries where user_id in (${placeholders(userIds.length)}) and periods is not null`,
+    userIds,
+  );
+  const byUser = new Map<string, StoredClinicCopy[]>(userIds.map((id) => [id, []]));
+  for (const row of rows)
+    byUser.get(row.user_id as string)?.push({
+      kind: row.kind as SummaryKind,
+      lastData: rowDate(row.last_data),
+      firstData: rowDate(row.first_data),
+      lastUploadDate: rowDate(row.last_upload_date),
+      lastUpdatedDate: rowDate(row.last_updated_date),
+      outdatedSince: rowDate(row.outdated_since),
+      text: row.text as string | null,
       periods: row.periods as StoredPeriods | null,
     });
   return userIds.map((id) => byUser.get(id) ?? []);

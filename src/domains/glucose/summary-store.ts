@@ -5,6 +5,7 @@ import { readingBatches, newestReadingTime, newestUploadTime, type ReadingFilter
 import { PERIODS, summarise, type PeriodKey, type SummaryPeriods } from './summary/periods';
 import { exportPeriod } from './summary/export';
 import { SUMMARY_SCHEMA_VERSION } from './glucose-summary.entity';
+import { clinicCopyTexts } from './clinic-copy';
 import {
   deleteBucketsBefore,
   deleteBucketsFrom,
@@ -80,7 +81,17 @@ export async function updateSummary(
   const lastUploadDate = await newestUploadTime(tx, userId, type, new Date(windowStart), lastData);
   const firstData = all.length ? new Date(Math.min(...all.map((bucket) => bucket.firstTime))) : null;
   const periods = summarise(all, kind);
-  await saveSummary(tx, { userId, kind, lastData, firstData, lastUploadDate, lastUpdatedDate: new Date(now), periods });
+  const clinicCopy = clinicCopyTexts(periods, kind);
+  await saveSummary(tx, {
+    userId,
+    kind,
+    lastData,
+    firstData,
+    lastUploadDate,
+    lastUpdatedDate: new Date(now),
+    periods,
+    clinicCopy,
+  });
   await replacePeriodStats(tx, { userId, kind, lastData, lastUploadDate }, periodStatsRows(periods, kind));
   return true;
 }

@@ -2,6 +2,7 @@ import pg from 'pg';
 import { EXPORTED_STAT_NAMES, STAT_COLUMNS } from '../../../src/domains/glucose/period-stats';
 import { bucketsOf } from '../../../src/domains/glucose/summary/buckets';
 import { summarise } from '../../../src/domains/glucose/summary/periods';
+import { clinicCopyTexts, type ClinicCopyTexts } from '../../../src/domains/glucose/clinic-copy';
 import { load, type Measurement } from '../harness';
 import type { BenchEnvironment } from '../setup';
 import { signUpUser } from './seed';
@@ -13,15 +14,16 @@ const OTHER_USERS = 30_000;
 const PERIODS = ['1d', '7d', '14d', '30d'];
 const DAY = 86_400_000;
 
-/** A 30-day CGM summary (every period and its previous period), as the service stores it. */
-function sampleSummary(): string {
+/** A 30-day CGM summary (every period and its previous period) and its clinic copy, as the service stores them. */
+function sampleSummary(): { periods: string; clinicCopy: ClinicCopyTexts } {
   const end = Date.UTC(2026, 10, 20);
   const readings = Array.from({ length: 30 * 288 }, (_, index) => ({
     time: end - 30 * DAY + index * 300_000,
     mmol: 4 + ((index * 37) % 90) / 10,
     minutes: 5,
   }));
-  return JSON.stringify(summarise(bucketsOf(readings, 'cgm'), 'cgm'));
+  const summary = summarise(bucketsOf(readings, 'cgm'), 'cgm');
+  return { periods: JSON.stringify(summary), clinicCopy: clinicCopyTexts(summary, 'cgm') };
 }
 
 /**
@@ -48,13 +50,15 @@ export async function seed(
     [clinicId, patients],
   );
   const lastData = new Date(Date.UTC(2026, 10, 20)).toISOString();
+  const summary = sampleSummary();
   await client.query(
     `insert into glucose_summaries (user_id, kind, last_data, first_data, last_upload_date, last_updated_date,
-                                    outdated_since, pending_from, periods, schema_version)
+                                    outdated_since, pending_from, periods, clinic_periods, clinic_offset_periods,
+                                    schema_version)
      select substr(md5('${prefix}' || n), 1, 10), 'cgm', $2::timestamptz, $2::timestamptz - interval '30 days',
-            $2::timestamptz, now(), null, null, $1::jsonb, 6
+            $2::timestamptz, now(), null, null, $1::jsonb, $4, $5, 6
      from generate_series(1, $3::int) as n`,
-    [sampleSummary(), lastData, patients],
+    [summary.periods, lastData, patients, summary.clinicCopy.current, summary.clinicCopy.previous],
   );
   const special: Record<string, string> = {
     timeInVeryLowPercent: '(h % 500) / 10000.0',

@@ -25,6 +25,9 @@ const ORIGIN = `'org.tidepool.deduplicator.dataset.delete.origin'`;
  *   through a partial index that holds nothing for other readings).
  * - A dataset's readings (closing, deleting) are found through its shapes' time span on the
  *   primary key, not through an index of their own.
+ * - A device time that stands at the same whole seconds from the reading's time as others of its
+ *   upload is kept as that offset in the shape (`~dt`) and written back from the time; readings
+ *   stored before keep theirs among their own fields.
  * - Columns are ordered so that nothing is padded, and there are at most eight, so a row with a
  *   null needs no second byte of null bitmap: 24 bytes of header, 56 of data.
  *
@@ -103,7 +106,13 @@ export class Migration20261127170000_compact_glucose_readings extends Migration 
                            else coalesce(s.device_id, d.device_id, '') end,
                       to_char(r.time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), s.type, 'mmol/L', r.value::text), 'UTF8')), 'base64')
              end,
-             s.device_id, s.fields || coalesce(r.extra - '{~id,~k}'::text[], '{}'), r.created_time
+             s.device_id,
+             (s.fields - '~dt') || coalesce(r.extra - '{~id,~k}'::text[], '{}')
+             || case when s.fields->'~dt' is null then '{}'
+                     else jsonb_build_object('deviceTime', to_char((date_trunc('second', r.time, 'UTC')
+                            + (s.fields->>'~dt')::int * interval '1 second') at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS'))
+                end,
+             r.created_time
         from "glucose_readings_after" r
         join "glucose_reading_shapes" s on s.id = r.shape
         join "datasets" d on d.id = s.dataset_id;`);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { parseGlucoseRecord } from './glucose-record';
-import { readingUuid, shapeReadings } from './reading-shape';
+import { deviceTimeOffset, readingUuid, shapeReadings } from './reading-shape';
 
 const DATASET = 'd0000000000000000000000000000000';
 const IDS = ['a'.repeat(32), 'b'.repeat(32), 'c'.repeat(32), 'd'.repeat(32)];
@@ -44,12 +44,13 @@ describe('reading shapes', () => {
         deviceId: 'G7',
         fields: { sampleInterval: 300000, timezoneOffset: 60, trend: 'constant', trendRateUnits: 'mg/dL/minute' },
       },
-      { type: 'cbg', minutes: 5, deviceId: 'G7', fields: { sampleInterval: 300000, timezoneOffset: 120 } },
+      // The two readings at two hours from UTC keep their device times as that offset.
+      { type: 'cbg', minutes: 5, deviceId: 'G7', fields: { sampleInterval: 300000, timezoneOffset: 120, '~dt': 7200 } },
     ]);
     expect(readings).toEqual([
       { shape: 0, uuid: IDS[0], own: '{"deviceTime":"2024-03-31T01:55:00","trendRate":0.5}' },
-      { shape: 1, uuid: IDS[1], own: '{"deviceTime":"2024-03-31T03:00:00"}' },
-      { shape: 1, uuid: IDS[2], own: '{"deviceTime":"2024-03-31T03:05:00"}' },
+      { shape: 1, uuid: IDS[1], own: null },
+      { shape: 1, uuid: IDS[2], own: null },
     ]);
   });
 
@@ -87,5 +88,29 @@ describe('reading shapes', () => {
     expect(key(mine!.own)).toEqual(expect.any(String));
     expect(key(mine!.own)).not.toBe(key(theirs!.own));
     expect(shapeReadings(records, IDS, [], DATASET).readings[0]!.own).toBe('{"origin":{"id":"egv-1"}}');
+  });
+});
+
+describe('device times', () => {
+  it('keeps the offset a device’s readings share in their shape, and a device time of its own with its reading', () => {
+    const records = [
+      cbg('2024-03-31T00:55:00.250Z', { deviceTime: '2024-03-31T01:55:00' }),
+      cbg('2024-03-31T01:00:00Z', { deviceTime: '2024-03-31T02:00:00' }),
+      cbg('2024-03-31T01:05:00Z', { deviceTime: '2024-03-31T02:05:07' }),
+    ];
+    const { shapes, readings } = shapeReadings(records, IDS, [], DATASET);
+    expect(shapes.map((shape) => shape.fields['~dt'])).toEqual([3600, undefined]);
+    expect(readings.map((reading) => [reading.shape, reading.own])).toEqual([
+      [0, null],
+      [0, null],
+      [1, '{"deviceTime":"2024-03-31T02:05:07"}'],
+    ]);
+  });
+
+  it('writes back only what it was sent', () => {
+    expect(deviceTimeOffset(cbg('2024-03-31T00:55:00.999Z', { deviceTime: '2024-03-30T20:55:00' }))).toBe(-14400);
+    expect(deviceTimeOffset(cbg('2024-03-31T00:55:00Z', { deviceTime: '2024-02-30T20:55:00' }))).toBeNull();
+    expect(deviceTimeOffset(cbg('2024-03-31T00:55:00Z'))).toBeNull();
+    expect(deviceTimeOffset(cbg('1969-12-31T23:00:00Z', { deviceTime: '1969-12-31T23:00:00' }))).toBeNull();
   });
 });

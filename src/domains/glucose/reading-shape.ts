@@ -35,6 +35,13 @@ const SHAPE_FIELD_SET: ReadonlySet<string> = new Set(SHAPE_FIELDS);
  */
 export const TEXT_ID_KEY = '~id';
 export const ORIGIN_KEY = '~k';
+/**
+ * A shape's key for the seconds from its readings' time (whole seconds) to their `deviceTime`:
+ * a device's clock stands at a fixed offset from UTC for long stretches, so its readings' device
+ * times are written back from their times (`READING_COLUMNS` of readings.repository.ts) rather
+ * than stored each.
+ */
+export const DEVICE_TIME_KEY = '~dt';
 
 export interface ReadingShape {
   type: string;
@@ -65,14 +72,20 @@ export function shapeReadings(
 ): { shapes: ReadingShape[]; readings: ShapedReading[] } {
   const shapes: ReadingShape[] = [];
   const byKey = new Map<string, number>();
+  const offsets = records.map(deviceTimeOffset);
+  const uses = new Map<number, number>();
+  for (const offset of offsets) if (offset !== null) uses.set(offset, (uses.get(offset) ?? 0) + 1);
   const readings = records.map((record, index): ShapedReading => {
     const shared: Record<string, unknown> = {};
     const own: Record<string, unknown> = {};
+    // An offset no other record of the upload shares stays with its record: one shape each would cost more.
+    const offset = (uses.get(offsets[index]!) ?? 0) > 1 ? offsets[index]! : null;
     for (const [field, value] of Object.entries(record.fields)) {
       if (field === 'id' || field === 'deviceId') continue;
       if (SHAPE_FIELD_SET.has(field)) shared[field] = value;
-      else own[field] = value;
+      else if (field !== 'deviceTime' || offset === null) own[field] = value;
     }
+    if (offset !== null) shared[DEVICE_TIME_KEY] = offset;
     const sentId = record.fields.id as string | undefined;
     if (sentId !== undefined && !HEX_ID32_PATTERN.test(sentId)) own[TEXT_ID_KEY] = sentId;
     const originKey = originKeys[index];
@@ -91,6 +104,23 @@ export function shapeReadings(
     };
   });
   return { shapes, readings };
+}
+
+const SECOND = 1000;
+
+/**
+ * The seconds from the record's time (whole seconds) to its `deviceTime`, when adding them back
+ * writes exactly its `deviceTime` (years 1970 to 9999, as PostgreSQL's `to_char` writes them too);
+ * null otherwise.
+ */
+export function deviceTimeOffset(record: GlucoseRecord): number | null {
+  const deviceTime = record.fields.deviceTime;
+  if (typeof deviceTime !== 'string') return null;
+  const time = Math.floor(record.time.getTime() / SECOND) * SECOND;
+  const offset = (Date.parse(`${deviceTime}Z`) - time) / SECOND;
+  if (!Number.isInteger(offset) || time < 0) return null;
+  const written = new Date(time + offset * SECOND).toISOString();
+  return written.length === 24 && written.slice(0, 19) === deviceTime ? offset : null;
 }
 
 /**

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { sqlOf } from '../../infra/database/sql-runner';
 import type { PageArgs } from '../../kernel/paging';
 import { arrayLiteral, countsByUser, placeholders, rowDate, type SqlCondition } from '../../kernel/sql';
-import { ORIGIN_KEY, readingUuid, TEXT_ID_KEY } from './reading-shape';
+import { DEVICE_TIME_KEY, ORIGIN_KEY, readingUuid, TEXT_ID_KEY } from './reading-shape';
 
 /**
  * Every statement on the readings (`glucose_readings`): uploads' inserts, their activation and
@@ -36,12 +36,17 @@ export interface StoredReading {
  * A reading with its shape, as it was stored before readings were split (the columns the read
  * API, exports and AGP read): its id (a sent id that is not hex is kept among its own fields),
  * and its fields, the shape's and its own merged back into one jsonb, whose keys PostgreSQL
- * orders the same however they were split. `key` is the stored id the (time, id) order uses.
+ * orders the same however they were split, with its device time written back from its time
+ * where the shape keeps the offset (`DEVICE_TIME_KEY`). `key` is the stored id the (time, id) order uses.
  * The readings are `r`, their shapes `s`.
  */
 export const READING_COLUMNS = `coalesce(r.extra->>'${TEXT_ID_KEY}', replace(r.id::text, '-', '')) as id, s.type, r.time,
   r.value, s.minutes, s.dataset_id, s.device_id, r.created_time, r.id as key,
-  s.fields || coalesce(r.extra - '{${TEXT_ID_KEY},${ORIGIN_KEY}}'::text[], '{}') as fields`;
+  (s.fields - '${DEVICE_TIME_KEY}') || coalesce(r.extra - '{${TEXT_ID_KEY},${ORIGIN_KEY}}'::text[], '{}')
+  || case when s.fields->'${DEVICE_TIME_KEY}' is null then '{}'
+          else jsonb_build_object('deviceTime', to_char((date_trunc('second', r.time, 'UTC')
+                 + (s.fields->>'${DEVICE_TIME_KEY}')::int * interval '1 second') at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS'))
+     end as fields`;
 export const READINGS_WITH_SHAPES = 'glucose_readings r join glucose_reading_shapes s on s.id = r.shape';
 
 /**

@@ -19,9 +19,9 @@ const ORIGIN = `'org.tidepool.deduplicator.dataset.delete.origin'`;
  * - Ids are 16 bytes (`uuid`): the service's and uploaders' ids are 32 hex digits, ordered as
  *   before. A sent id with other letters is kept whole in `extra` (`~id`), stored under its MD5.
  * - The hash deduplicators keep no key: the key is a hash of user, dataset (or device), time,
- *   type and value, all of which the reading and its shape hold, so the upload looks for the
- *   same reading on the primary key's (user, time) prefix, under the user's lock. Only the origin
- *   deduplicator keeps one (`~k` in `extra`: the MD5 of dataset and origin id, unique per user
+ *   type and value, all of which the reading and its shape hold: after its insert, under the
+ *   user's lock, the upload removes its readings the dataset already held (dropCopies,
+ *   src/domains/glucose/reading-upload.repository.ts). Only the origin deduplicator keeps one (`~k` in `extra`: the MD5 of dataset and origin id, unique per user
  *   through a partial index that holds nothing for other readings).
  * - A dataset's readings (closing, deleting) are found through its shapes' time span on the
  *   primary key, not through an index of their own.

@@ -9,7 +9,7 @@ import { ORIGIN_KEY, type ReadingShape, type ShapedReading } from './reading-sha
 /**
  * An upload's statements on the readings (`glucose_readings`) and their shapes
  * (`glucose_reading_shapes`): the shapes first, on their own, then the readings in the upload's
- * transaction, then (under the user's lock) the removal of copies a concurrent upload stored.
+ * transaction, then (under the user's lock) the removal of those the dataset already held.
  */
 
 /** An upload's shapes as rows `x` (`n`, their order; `digest`, what identifies one in its dataset). */

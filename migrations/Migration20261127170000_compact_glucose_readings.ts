@@ -21,8 +21,9 @@ const ORIGIN = `'org.tidepool.deduplicator.dataset.delete.origin'`;
  * - The hash deduplicators keep no key: the key is a hash of user, dataset (or device), time,
  *   type and value, all of which the reading and its shape hold: after its insert, under the
  *   user's lock, the upload removes its readings the dataset already held (dropCopies,
- *   src/domains/glucose/reading-upload.repository.ts). Only the origin deduplicator keeps one (`~k` in `extra`: the MD5 of dataset and origin id, unique per user
- *   through a partial index that holds nothing for other readings).
+ *   src/domains/glucose/reading-upload.repository.ts). Only the origin deduplicator keeps one
+ *   (`~k` in `extra`: the MD5 of dataset and origin id, unique per user through a partial index
+ *   that holds nothing for other readings).
  * - A dataset's readings (closing, deleting) are found through its shapes' time span on the
  *   primary key, not through an index of their own.
  * - A device time that stands at the same whole seconds from the reading's time as others of its

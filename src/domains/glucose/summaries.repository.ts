@@ -248,26 +248,38 @@ export async function replacePeriodStats(
   );
 }
 
+/** The columns every summary read selects first: its kind and dates. */
+const SUMMARY_DATES = 'user_id, kind, last_data, first_data, last_upload_date, last_updated_date, outdated_since';
+
+/** A summary row's kind and dates (the columns of SUMMARY_DATES). */
+const summaryDatesOf = (row: Record<string, unknown>): Omit<StoredSummary, 'periods'> => ({
+  kind: row.kind as SummaryKind,
+  lastData: rowDate(row.last_data),
+  firstData: rowDate(row.first_data),
+  lastUploadDate: rowDate(row.last_upload_date),
+  lastUpdatedDate: rowDate(row.last_updated_date),
+  outdatedSince: rowDate(row.outdated_since),
+});
+
+/** Each of `userIds`' rows, made into `T`, in the order asked (none for a user without one). */
+function byUserOf<T>(
+  userIds: readonly string[],
+  rows: Record<string, unknown>[],
+  make: (row: Record<string, unknown>) => T,
+) {
+  const byUser = new Map<string, T[]>(userIds.map((id) => [id, []]));
+  for (const row of rows) byUser.get(row.user_id as string)?.push(make(row));
+  return userIds.map((id) => byUser.get(id) ?? []);
+}
+
 /** The CGM and BGM summaries of many users, current periods only (half of a stored summary), in one SELECT. */
 export async function summariesOf(em: EntityManager, userIds: readonly string[]): Promise<StoredSummary[][]> {
   const rows = await sqlOf(em).rows(
-    `select user_id, kind, last_data, first_data, last_upload_date, last_updated_date, outdated_since,
-            periods->'periods' as periods
+    `select ${SUMMARY_DATES}, periods->'periods' as periods
        from glucose_summaries where user_id in (${placeholders(userIds.length)})`,
     userIds,
   );
-  const byUser = new Map<string, StoredSummary[]>(userIds.map((id) => [id, []]));
-  for (const row of rows)
-    byUser.get(row.user_id as string)?.push({
-      kind: row.kind as SummaryKind,
-      lastData: rowDate(row.last_data),
-      firstData: rowDate(row.first_data),
-      lastUploadDate: rowDate(row.last_upload_date),
-      lastUpdatedDate: rowDate(row.last_updated_date),
-      outdatedSince: rowDate(row.outdated_since),
-      periods: row.periods as StoredPeriods | null,
-    });
-  return userIds.map((id) => byUser.get(id) ?? []);
+  return byUserOf(userIds, rows, (row) => ({ ...summaryDatesOf(row), periods: row.periods as StoredPeriods | null }));
 }
 
 /** A summary's dates and one side of its clinic copy (clinic-copy.ts). */
@@ -289,24 +301,15 @@ export async function clinicCopiesOf(
 ): Promise<StoredClinicCopy[][]> {
   const [copy, side] = previous ? ['clinic_offset_periods', 'offsetPeriods'] : ['clinic_periods', 'periods'];
   const rows = await sqlOf(em).rows(
-    `select user_id, kind, last_data, first_data, last_upload_date, last_updated_date, outdated_since,
-            ${copy} as text, case when ${copy} is null then periods->'${side}' end as periods
+    `select ${SUMMARY_DATES}, ${copy} as text, case when ${copy} is null then periods->'${side}' end as periods
        from glucose_summaries where user_id in (${placeholders(userIds.length)}) and periods is not null`,
     userIds,
   );
-  const byUser = new Map<string, StoredClinicCopy[]>(userIds.map((id) => [id, []]));
-  for (const row of rows)
-    byUser.get(row.user_id as string)?.push({
-      kind: row.kind as SummaryKind,
-      lastData: rowDate(row.last_data),
-      firstData: rowDate(row.first_data),
-      lastUploadDate: rowDate(row.last_upload_date),
-      lastUpdatedDate: rowDate(row.last_updated_date),
-      outdatedSince: rowDate(row.outdated_since),
-      text: row.text as string | null,
-      periods: row.periods as StoredPeriods | null,
-    });
-  return userIds.map((id) => byUser.get(id) ?? []);
+  return byUserOf(userIds, rows, (row) => ({
+    ...summaryDatesOf(row),
+    text: row.text as string | null,
+    periods: row.periods as StoredPeriods | null,
+  }));
 }
 
 /** Each user's previous periods by kind, in one SELECT. */

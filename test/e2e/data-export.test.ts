@@ -13,6 +13,7 @@ import { newClinic } from '../support/clinics';
 import { csvObjects } from '../support/csv';
 import { eventually } from '../support/eventually';
 import { call, graphql } from '../support/http';
+import { uploadDataset } from '../support/glucose';
 
 /**
  * `GET /export/{userId}` over HTTP: data uploaded through the uploader's routes in several
@@ -76,23 +77,8 @@ function expectedValue(record: (typeof ALL)[number], units: 'mg/dL' | 'mmol/L'):
   return units === 'mmol/L' ? mmol : mmol * FACTOR;
 }
 
-async function upload(dataset: object, records: object[], close: boolean): Promise<string> {
-  const opened = await call(app.url, `/v1/users/${owner.userid}/datasets`, { token: owner.token, json: dataset });
-  expect(opened.status).toBe(201);
-  const id: string = opened.body.data.id;
-  const added = await call(app.url, `/v1/datasets/${id}/data`, {
-    method: 'POST',
-    token: owner.token,
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(records),
-  });
-  expect(added.status).toBe(200);
-  if (close)
-    expect((await call(app.url, `/v1/datasets/${id}`, { method: 'PUT', token: owner.token, json: {} })).status).toBe(
-      200,
-    );
-  return id;
-}
+const upload = (dataset: object, records: object[], close: boolean) =>
+  uploadDataset(app, owner, dataset, [records], close);
 
 const exportOf = (query = '', token = owner.token, userId = owner.userid) =>
   call(app.url, `/export/${userId}${query}`, { token });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { signUp, type TestAccount } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/app';
+import { random } from '../support/random';
 import { eventually } from '../support/eventually';
 import { call, graphql } from '../support/http';
 
@@ -23,17 +24,6 @@ interface Reading {
   time: number;
   mgdl: number;
   minutes: number;
-}
-
-/** A deterministic pseudo-random source (mulberry32), so the trace is the same on every run. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /**

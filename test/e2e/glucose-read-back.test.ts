@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { signUp, type TestAccount } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/app';
+import { uploadDataset } from '../support/glucose';
+import { random } from '../support/random';
 import { call } from '../support/http';
 
 /**
@@ -17,17 +19,6 @@ let owner: TestAccount;
 
 const GOLDEN = join(__dirname, 'glucose-read-back.golden.txt');
 const MINUTE = 60_000;
-
-/** A deterministic pseudo-random source (mulberry32), as the 30-day trace test uses. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Two days of a Dexcom trace (5 minutes) then a Libre sensor (15 minutes), as the 30-day trace uploads them. */
 function trace(): object[] {
@@ -114,25 +105,8 @@ const CONTINUOUS = [
   { type: 'cbg', time: '2024-04-03T00:15:00Z', value: 123, units: 'mg/dL' },
 ];
 
-async function upload(dataset: object, batches: object[][], close: boolean): Promise<string> {
-  const opened = await call(app.url, `/v1/users/${owner.userid}/datasets`, { token: owner.token, json: dataset });
-  expect(opened.status).toBe(201);
-  const id: string = opened.body.data.id;
-  for (const records of batches) {
-    const added = await call(app.url, `/v1/datasets/${id}/data`, {
-      method: 'POST',
-      token: owner.token,
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(records),
-    });
-    expect(added.status).toBe(200);
-  }
-  if (close)
-    expect((await call(app.url, `/v1/datasets/${id}`, { method: 'PUT', token: owner.token, json: {} })).status).toBe(
-      200,
-    );
-  return id;
-}
+const upload = (dataset: object, batches: object[][], close: boolean) =>
+  uploadDataset(app, owner, dataset, batches, close);
 
 /** Names for what the service draws: its ids in order of appearance, upload ids by dataset, created times. */
 function normalised(text: string, datasets: Record<string, string>): string {

@@ -22,3 +22,33 @@ export async function uploadReadings(app: Pick<TestApp, 'url'>, userId: string, 
   });
   expect(uploaded.status).toBe(200);
 }
+
+/**
+ * Opens a dataset of `owner` with `dataset`'s fields (201), uploads each batch of records into it
+ * (200 each) and, when `close`, closes it; answers its id.
+ */
+export async function uploadDataset(
+  app: Pick<TestApp, 'url'>,
+  owner: { userid: string; token: string },
+  dataset: object,
+  batches: object[][],
+  close: boolean,
+): Promise<string> {
+  const opened = await call(app.url, `/v1/users/${owner.userid}/datasets`, { token: owner.token, json: dataset });
+  expect(opened.status).toBe(201);
+  const id: string = opened.body.data.id;
+  for (const records of batches) {
+    const added = await call(app.url, `/v1/datasets/${id}/data`, {
+      method: 'POST',
+      token: owner.token,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(records),
+    });
+    expect(added.status).toBe(200);
+  }
+  if (close)
+    expect((await call(app.url, `/v1/datasets/${id}`, { method: 'PUT', token: owner.token, json: {} })).status).toBe(
+      200,
+    );
+  return id;
+}

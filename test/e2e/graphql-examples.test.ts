@@ -19,6 +19,9 @@ let app: TestApp;
 let token: string;
 let context: ExampleContext;
 
+const CURRENT_SUMMARIES = `query ($id: ID!) { clinic(id: $id) { patients(first: 10) { nodes {
+  glucoseSummary(period: THIRTY_DAYS) { cgm { dates { outdatedSince } } } } } } }`;
+
 const example = (title: string) => EXAMPLES.find((candidate) => candidate.title === title)!;
 
 beforeAll(async () => {
@@ -41,6 +44,13 @@ beforeAll(async () => {
   expect(found.body.errors).toBeUndefined();
   const [clinic] = found.body.data.myClinics.nodes;
   context = { clinicId: clinic.id, tagId: clinic.patientTags[0].id, now: new Date() };
+  // The summaries are updated after the uploads are answered, in turns: the examples read them once current.
+  await eventually(async () => {
+    const read = await graphql(app.url, CURRENT_SUMMARIES, { id: clinic.id }, token);
+    const nodes: { glucoseSummary: { cgm: { dates: { outdatedSince: string | null } } | null } | null }[] =
+      read.body.data.clinic.patients.nodes;
+    return nodes.every((node) => node.glucoseSummary?.cgm && node.glucoseSummary.cgm.dates.outdatedSince === null);
+  }, 'every demo patient’s summary is current');
 }, 120_000);
 afterAll(async () => {
   await app?.stop();

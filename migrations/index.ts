@@ -22,6 +22,7 @@ import { Migration20261127130000_rate_buckets } from './Migration20261127130000_
 import { Migration20261127150000_tide_category_indexes } from './Migration20261127150000_tide_category_indexes';
 import { Migration20261127170000_compact_glucose_readings } from './Migration20261127170000_compact_glucose_readings';
 import { Migration20261127173000_summary_clinic_copy } from './Migration20261127173000_summary_clinic_copy';
+import { Migration20261127193000_glucose_readings_user_time_key } from './Migration20261127193000_glucose_readings_user_time_key';
 import type { Migration } from '@mikro-orm/migrations';
 
 type MigrationClass = new (...args: ConstructorParameters<typeof Migration>) => Migration;
@@ -72,5 +73,9 @@ export const migrations: { name: string; class: MigrationClass }[] = [
   {
     name: 'Migration20261127173000_summary_clinic_copy',
     class: Migration20261127173000_summary_clinic_copy,
+  },
+  {
+    name: 'Migration20261127193000_glucose_readings_user_time_key',
+    class: Migration20261127193000_glucose_readings_user_time_key,
   },
 ];

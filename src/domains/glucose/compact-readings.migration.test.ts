@@ -143,7 +143,7 @@ describe('storing readings compactly', () => {
         await em.transactional(
           async (tx) =>
             (await insertReadings(tx, dataset, records, readings, shapeIds, { active: true, mode })) -
-            (await dropCopies(tx, dataset, mode, records, readings)),
+            (await dropCopies(tx, dataset, mode, records)),
         ),
       );
     }

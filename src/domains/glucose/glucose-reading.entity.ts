@@ -4,10 +4,13 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 export const READING_PARTITIONS = 16;
 
 /**
- * One `cbg` or `smbg` record, its value in mmol/L. Keyed by user and time, so one user's
- * readings over a time range are one contiguous index range; partitioned by user. What its
- * dataset's records repeat is its shape (`GlucoseReadingShape`); the columns are ordered so that
- * none is padded (migrations/Migration20261127170000_compact_glucose_readings.ts says why).
+ * One `cbg` or `smbg` record, its value in mmol/L. Indexed by a hash of the user and the time, so
+ * one user's readings over a time range are one contiguous index range; partitioned by user. What
+ * its dataset's records repeat is its shape (`GlucoseReadingShape`); the columns are ordered so
+ * that none is padded (migrations/Migration20261127170000_compact_glucose_readings.ts says why).
+ * The table has no primary key (Migration20261127193000_glucose_readings_user_time_key says why);
+ * (user, time, id) is the entity's identity for MikroORM only, which reads and writes readings
+ * through SQL of its own (readings.repository.ts).
  */
 export const GlucoseReadingSchema = defineEntity({
   name: 'GlucoseReading',
@@ -27,6 +30,10 @@ export const GlucoseReadingSchema = defineEntity({
   },
   indexes: [
     {
+      name: 'glucose_readings_user_time_index',
+      expression: `create index "glucose_readings_user_time_index" on "glucose_readings" (hashtextextended("user_id", 0), "time")`,
+    },
+    {
       name: 'glucose_readings_origin_key_unique',
       expression: `create unique index "glucose_readings_origin_key_unique" on "glucose_readings" ("user_id", (extra->>'~k')) where (extra->>'~k') is not null`,
     },
@@ -38,7 +45,7 @@ export type GlucoseReadingRecord = InferEntity<typeof GlucoseReadingSchema>;
 /**
  * What a dataset's readings share: type, device, the minutes each stands for and the fields in
  * `SHAPE_FIELDS` (reading-shape.ts), once per distinct combination (`digest`), with the times
- * its readings span, through which a dataset's readings are found on the readings' primary key.
+ * its readings span, through which a dataset's readings are found on the readings' (user, time) index.
  */
 export const GlucoseReadingShapeSchema = defineEntity({
   name: 'GlucoseReadingShape',

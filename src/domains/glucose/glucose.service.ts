@@ -142,7 +142,7 @@ export class GlucoseService {
       let count = await insertReadings(tx, dataset, records, readings, shapeIds, { active, mode });
       if (count) {
         await lockReadingsOf(tx, dataset.userId);
-        count -= await dropCopies(tx, dataset, mode, records, readings);
+        count -= await dropCopies(tx, dataset, mode, records);
       }
       const times = records.map((record) => record.time);
       if (count) await assertReadingDensity(tx, dataset.userId, times, this.readingsPerHour);

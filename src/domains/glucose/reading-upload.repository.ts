@@ -5,6 +5,7 @@ import type { DatasetRecord } from './dataset.entity';
 import type { Deduplication } from './dataset-fields';
 import type { GlucoseRecord } from './glucose-record';
 import { ORIGIN_KEY, type ReadingShape, type ShapedReading } from './reading-shape';
+import { OF_USER_AT } from './readings.repository';
 
 /**
  * An upload's statements on the readings (`glucose_readings`) and their shapes
@@ -117,41 +118,42 @@ export async function insertReadings(
  * Under a hash deduplicator, removes the upload's readings the dataset already held: another
  * reading of the dataset at the same instant with the same value and type (and, for the device
  * deduplicator, the same device: the record's, else the dataset's). That is what the hash key
- * holds (docs/glucose.md). Run under the user's lock, after the insert: uploads insert side by
- * side, and the one that takes the lock later sees what the earlier committed and drops its own
- * copies, as a unique index would have kept the first. An upload's records have distinct keys,
- * so its own readings are never copies of each other. The dataset's readings in the upload's
- * time span are read once, on the primary key's range, and counted by key (a join or EXISTS
- * between them compared every pair: 300 ms for 1,000 records). Returns how many were removed.
+ * holds (docs/glucose.md). Run under the user's lock, after the insert and in its transaction:
+ * uploads insert side by side, and the one that takes the lock later sees what the earlier
+ * committed and drops its own copies, as a unique index would have kept the first. The upload's
+ * readings are the rows its transaction wrote (`xmin`), by their place (`ctid`): a record sent
+ * again with its id and time is then told from the reading it repeats. An upload's records have
+ * distinct keys, so its own readings are never copies of each other. The dataset's readings in
+ * the upload's time span are read once, on the index's range, and counted by key (a join or
+ * EXISTS between them compared every pair: 300 ms for 1,000 records). Returns how many were
+ * removed.
  */
 export async function dropCopies(
   tx: EntityManager,
   dataset: DatasetRecord,
   mode: Deduplication,
   records: readonly GlucoseRecord[],
-  readings: readonly ShapedReading[],
 ): Promise<number> {
   if (mode !== 'dataset-hash' && mode !== 'device-hash') return 0;
   const times = records.map((record) => record.time.getTime());
   const { affectedRows } = await sqlOf(tx).bound(
     `with span as materialized (
-       select r.time, r.id, r.value, s.type, coalesce(s.device_id, $7, '') as device
+       select r.ctid, r.xmin = pg_current_xact_id()::xid as uploaded, r.time, r.value, s.type,
+              coalesce(s.device_id, $5, '') as device
          from glucose_readings r join glucose_reading_shapes s on s.id = r.shape
-        where r.user_id = $1 and r.time >= $3::timestamptz and r.time <= $4::timestamptz and s.dataset_id = $2),
+        where ${OF_USER_AT('$1', 'r.user_id')} and r.time >= $3::timestamptz and r.time <= $4::timestamptz and s.dataset_id = $2),
      copies as (
-       select time, id from (
-         select time, id, count(*) over (partition by time, value, type${mode === 'device-hash' ? ', device' : ''}) as same
+       select ctid from (
+         select ctid, uploaded, count(*) over (partition by time, value, type${mode === 'device-hash' ? ', device' : ''}) as same
            from span) counted
-        where same > 1 and (time, id) in (select * from unnest($5::timestamptz[], $6::uuid[])))
+        where same > 1 and uploaded)
      delete from glucose_readings d using copies c
-      where d.user_id = $1 and d.time >= $3::timestamptz and d.time <= $4::timestamptz and d.time = c.time and d.id = c.id`,
+      where ${OF_USER_AT('$1', 'd.user_id')} and d.time >= $3::timestamptz and d.time <= $4::timestamptz and d.ctid = c.ctid`,
     [
       dataset.userId,
       dataset.id,
       new Date(Math.min(...times)).toISOString(),
       new Date(Math.max(...times)).toISOString(),
-      plainLiteral(records.map((record) => record.time.toISOString())),
-      plainLiteral(readings.map((reading) => reading.uuid)),
       mode === 'device-hash' ? (dataset.deviceId ?? null) : null,
     ],
   );

@@ -1,3 +1,5 @@
+import type { ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { BENCH_SECONDS, type Measurement } from '../harness';
@@ -29,10 +31,24 @@ interface Timed {
   latencies: number[];
   errors: number;
   seconds: number;
+  /** CPU time of the service's process per request, when `drive` was given it. */
+  cpuMs?: number;
 }
 
-/** Runs `request` from CONNECTIONS workers for BENCH_SECONDS, each call with the next batch number. */
-async function drive(request: (batchNumber: number) => Promise<void>): Promise<Timed> {
+/** User and system CPU time of a process so far, in ms: /proc/<pid>/stat's utime and stime, in ticks of 10 ms. */
+function cpuTimeMs(process: ChildProcess): number {
+  const stat = fs.readFileSync(`/proc/${process.pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/**
+ * Runs `request` from CONNECTIONS workers for BENCH_SECONDS, each call with the next batch number;
+ * with `service`, also the CPU time that process spent per request (it barely moves when other
+ * work shares the machine, unlike the rates).
+ */
+async function drive(request: (batchNumber: number) => Promise<void>, service?: ChildProcess): Promise<Timed> {
+  const cpuBefore = service && cpuTimeMs(service);
   const latencies: number[] = [];
   let next = 0;
   let errors = 0;
@@ -48,7 +64,12 @@ async function drive(request: (batchNumber: number) => Promise<void>): Promise<T
       }
     }),
   );
-  return { latencies: latencies.sort((a, b) => a - b), errors, seconds: (performance.now() - started) / 1000 };
+  return {
+    latencies: latencies.sort((a, b) => a - b),
+    errors,
+    seconds: (performance.now() - started) / 1000,
+    cpuMs: cpuBefore === undefined ? undefined : (cpuTimeMs(service!) - cpuBefore) / latencies.length,
+  };
 }
 
 function measurement(name: string, timed: Timed, floor?: string, notes?: string): Measurement {
@@ -63,6 +84,7 @@ function measurement(name: string, timed: Timed, floor?: string, notes?: string)
     errors: timed.errors,
     floor,
     notes,
+    cpuMsPerRequest: timed.cpuMs,
   };
 }
 
@@ -127,7 +149,7 @@ export async function glucoseScenarios(env: BenchEnvironment): Promise<Measureme
         });
         if (response.status !== 200) throw new Error(`data answered ${response.status}`);
         await response.arrayBuffer();
-      }),
+      }, env.app.process),
       floor.name,
       `readings/s; ${CONNECTIONS} connections, dataset.drop.hash`,
     );

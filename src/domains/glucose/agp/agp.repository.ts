@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { staleReadsOf } from '../../../infra/database/sql-runner';
-import { READINGS_WITH_SHAPES, SHAPE_OF_TYPES } from '../readings.repository';
+import { OF_USER_AT, READINGS_WITH_SHAPES, SHAPE_OF_TYPES } from '../readings.repository';
 import { AGP_PERIODS, agpWindow, type AgpPeriod, type AgpWindow } from './agp';
 
 const CGM_SHAPES = SHAPE_OF_TYPES('$1', "'cbg'");
@@ -74,7 +74,7 @@ export async function windowReadings(
   }>(
     `with newest as (
        select max(time) as last from glucose_readings
-        where user_id = $1 and ${CGM_SHAPES} and active and time >= $2 and time <= $3)
+        where ${OF_USER_AT('$1')} and ${CGM_SHAPES} and active and time >= $2 and time <= $3)
      select (extract(epoch from n.last) * 1000)::float8 as last,
             (select json_build_array(
                       array_agg(date_part('epoch', r.time)), array_agg(r.value), array_agg(r.minutes),
@@ -89,7 +89,7 @@ export async function windowReadings(
                                     coalesce(r.extra->'timezoneOffset', s.fields->'timezoneOffset') as record_offset,
                                     coalesce(r.extra->>'timezone', s.fields->>'timezone') as record_zone
                                from ${READINGS_WITH_SHAPES}
-                              where r.user_id = $1 and r.${CGM_SHAPES} and r.active and r.time <= n.last
+                              where ${OF_USER_AT('$1', 'r.user_id')} and r.${CGM_SHAPES} and r.active and r.time <= n.last
                                 and r.time >= date_bin('1 hour', n.last, timestamptz '1970-01-01 00:00:00+00')
                                               - $4::int * interval '1 hour') r
                      window w as (order by time, id)

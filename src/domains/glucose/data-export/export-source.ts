@@ -3,7 +3,14 @@ import type { Scope } from '../../../kernel/scope';
 import { placeholders } from '../../../kernel/sql';
 import type { DatasetRecord } from '../dataset.entity';
 import { datasetLoader, type ReadingFilter } from '../glucose.loaders';
-import { READING_COLUMNS, READINGS_WITH_SHAPES } from '../readings.repository';
+import {
+  batchEnd,
+  OF_USERS,
+  ofUsers,
+  READING_COLUMNS,
+  READINGS_WITH_SHAPES,
+  SHAPE_OF_TYPES,
+} from '../readings.repository';
 import type { ZoneFallbacks } from '../local-time.service';
 import { exportedReading, exportedUpload, type ExportedReading, type ExportRow, type ExportUnits } from './export-rows';
 
@@ -68,26 +75,27 @@ export class ExportSource {
       .map(exportedUpload);
   }
 
-  /** The active readings of `types` in the range, in (time, id) order, a batch per statement. */
+  /** The active readings of `types` in the range, in (time, id) order, a batch per statement (`batchEnd`). */
   private async *rows(types: readonly ReadingType[]): AsyncGenerator<ExportRow[]> {
     const { from, to } = this.range;
-    const bounds = [from && 'and r.time >= ?', to && 'and r.time <= ?'].filter(Boolean).join(' ');
+    const bounds = [from && 'and time >= ?', to && 'and time <= ?'].filter(Boolean).join(' ');
+    const condition = `active and ${SHAPE_OF_TYPES('?', placeholders(types.length))} ${bounds}`;
     const params = [this.userId, ...types, ...[from, to].filter((bound) => bound !== null)];
     // An export tolerates a little staleness: its batches may read one replica (staleReadsOf keeps it).
     const sql = staleReadsOf(this.scope.em);
-    let after: [Date, string] | null = null;
+    let after: Date | null = null;
     for (;;) {
+      const of = [...ofUsers([this.userId]), ...params, ...(after ? [after] : [])];
       const rows: (ExportRow & { key: string })[] = await sql.rows<ExportRow & { key: string }>(
         `select ${COLUMNS} from (select ${READING_COLUMNS} from ${READINGS_WITH_SHAPES}
-          where r.user_id = ? and r.active and s.type in (${placeholders(types.length)}) ${bounds}
-                ${after ? 'and (r.time, r.id) > (?, ?::uuid)' : ''}
-          order by r.time, r.id limit ${BATCH}) r order by r.time, r.key`,
-        [...params, ...(after ?? [])],
+          where ${OF_USERS(1, 'r.user_id')} and ${condition} ${after ? 'and r.time > ?' : ''}
+            and r.time <= ${batchEnd(condition, after !== null)}) r
+          order by r.time, r.key`,
+        [...of, ...of],
       );
       if (rows.length) yield rows;
       if (rows.length < BATCH) return;
-      const last = rows.at(-1)!;
-      after = [new Date(last.time), last.key];
+      after = new Date(rows.at(-1)!.time);
     }
   }
 }

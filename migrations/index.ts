@@ -23,6 +23,7 @@ import { Migration20261127150000_tide_category_indexes } from './Migration202611
 import { Migration20261127170000_compact_glucose_readings } from './Migration20261127170000_compact_glucose_readings';
 import { Migration20261127173000_summary_clinic_copy } from './Migration20261127173000_summary_clinic_copy';
 import { Migration20261127193000_glucose_readings_user_time_key } from './Migration20261127193000_glucose_readings_user_time_key';
+import { Migration20261127194500_patient_list_index } from './Migration20261127194500_patient_list_index';
 import type { Migration } from '@mikro-orm/migrations';
 
 type MigrationClass = new (...args: ConstructorParameters<typeof Migration>) => Migration;
@@ -78,4 +79,5 @@ export const migrations: { name: string; class: MigrationClass }[] = [
     name: 'Migration20261127193000_glucose_readings_user_time_key',
     class: Migration20261127193000_glucose_readings_user_time_key,
   },
+  { name: 'Migration20261127194500_patient_list_index', class: Migration20261127194500_patient_list_index },
 ];

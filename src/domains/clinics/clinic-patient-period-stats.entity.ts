@@ -1,5 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { periodPartitions, periodStatsColumns } from '../glucose/period-stats-columns';
+import { patientListIndexes } from './patient-list-indexes';
 import { tideIndexes } from './tide/tide-indexes';
 
 /** The table of the clinic copy, which the patient list's summary filters and sorts read. */
@@ -25,8 +26,8 @@ export const ClinicPatientPeriodStatsSchema = defineEntity({
     userId: p.string().primary().length(36),
     ...periodStatsColumns(),
   },
-  // The TIDE report's (src/domains/clinics/tide/tide-indexes.ts).
-  indexes: tideIndexes(CLINIC_PERIOD_STATS_TABLE),
+  // The TIDE report's (src/domains/clinics/tide/tide-indexes.ts) and the patient list's (patient-list-indexes.ts).
+  indexes: [...tideIndexes(CLINIC_PERIOD_STATS_TABLE), ...patientListIndexes(CLINIC_PERIOD_STATS_TABLE)],
 });
 
 export type ClinicPatientPeriodStatsRecord = InferEntity<typeof ClinicPatientPeriodStatsSchema>;

@@ -263,7 +263,19 @@ export interface SummarySql {
   params: unknown[];
   /** The sort expression, NULL-free (missing values lowest) and its SQL type, when sorting by a summary. */
   sort: { expression: string; type: 'float8' | 'timestamptz' } | null;
+  /** The period reads `joins` make, in order: inner for a filtered period, left for a sort's own. */
+  reads: PeriodRead[];
 }
+
+/** One period of one kind read from the clinic copy under `alias`. */
+export interface PeriodRead extends SummaryPeriodRef {
+  alias: string;
+  inner: boolean;
+}
+
+/** The rows of `alias` that are its read's kind and period. */
+const readsPeriod = ({ alias, kind, period, previous }: PeriodRead) =>
+  `${alias}.kind = '${kind}' and ${alias}.period = '${period}' and ${previous ? '' : 'not '}${alias}.previous`;
 
 /**
  * The joins, conditions and sort expression of a checked summary filter and sort. Kinds, periods
@@ -280,8 +292,8 @@ export function summarySql(
   filter: SummaryFilter | null | undefined,
   sort: { field: SummarySortField; source: SummaryPeriodRef } | null,
 ): SummarySql {
-  const result: SummarySql = { joins: [], conditions: [], params: [], sort: null };
-  const joined = new Map<string, SummaryPeriodRef & { alias: string; inner: boolean }>();
+  const result: SummarySql = { joins: [], conditions: [], params: [], sort: null, reads: [] };
+  const joined = new Map<string, PeriodRead>();
   const join = (kind: SummaryKind, period: PeriodKey, previous: boolean, inner: boolean, column: string) => {
     const key = `${kind}:${period}:${previous}`;
     let read = joined.get(key);
@@ -323,13 +335,56 @@ export function summarySql(
       ? { expression: `coalesce(${value}, '-infinity'::timestamptz)`, type: 'timestamptz' }
       : { expression: `coalesce(${value}, '-Infinity'::float8)`, type: 'float8' };
   }
-  for (const { alias, inner, kind, period: readPeriod, previous: readPrevious } of joined.values())
+  result.reads = [...joined.values()];
+  for (const read of result.reads)
     result.joins.push(
-      `${inner ? 'join' : 'left join'} ${CLINIC_PERIOD_STATS_TABLE} ${alias} on ${alias}.clinic_id = p.clinic_id` +
-        ` and ${alias}.user_id = p.user_id and ${alias}.kind = '${kind}' and ${alias}.period = '${readPeriod}'` +
-        ` and ${readPrevious ? '' : 'not '}${alias}.previous`,
+      `${read.inner ? 'join' : 'left join'} ${CLINIC_PERIOD_STATS_TABLE} ${read.alias} on ${read.alias}.clinic_id = p.clinic_id` +
+        ` and ${read.alias}.user_id = p.user_id and ${readsPeriod(read)}`,
     );
   return result;
+}
+
+/** A summary filter and sort over the clinic copy alone: its FROM, conditions and their parameters, the sort. */
+export interface CopySql {
+  from: string;
+  conditions: string[];
+  params: unknown[];
+  sort: SummarySql['sort'];
+  /** The alias whose `clinic_id` and `user_id` are the patient's. */
+  alias: string;
+}
+
+/**
+ * The same filter and sort (summarySql) read from the clinic copy alone, for a clinic `clinicId`
+ * (an SQL expression), without the patients' records: the copy holds rows only of the clinic's
+ * patients (its triggers keep it so), so when nothing else filters the list, the copy rows
+ * meeting every condition are the list's patients, one each. A list then finds and counts its
+ * patients in the copy's indexes (patient-list-indexes.ts) and reads the records of one page.
+ * Null when some patient of the list may have no copy row: nothing filters the summaries, the
+ * sort reads a period no filter reads (patients without it sort lowest), or the summary's own
+ * dates.
+ */
+export function copySql(
+  filter: SummaryFilter | null | undefined,
+  sort: { field: SummarySortField; source: SummaryPeriodRef } | null,
+  clinicId: string,
+): CopySql | null {
+  if (!filtersSummaries(filter) || (sort && sort.field in SUMMARY_DATES)) return null;
+  const summary = summarySql(filter, sort);
+  const [first, ...others] = summary.reads;
+  if (!first || summary.reads.some((read) => !read.inner)) return null;
+  const joins = others.map(
+    (read) =>
+      `join ${CLINIC_PERIOD_STATS_TABLE} ${read.alias} on ${read.alias}.clinic_id = ${first.alias}.clinic_id` +
+      ` and ${read.alias}.user_id = ${first.alias}.user_id and ${readsPeriod(read)}`,
+  );
+  return {
+    from: [`${CLINIC_PERIOD_STATS_TABLE} ${first.alias}`, ...joins].join(' '),
+    conditions: [`${first.alias}.clinic_id = ${clinicId}`, readsPeriod(first), ...summary.conditions],
+    params: summary.params,
+    sort: summary.sort,
+    alias: first.alias,
+  };
 }
 
 /** A cursor's sort value for a summary sort: a number (or -Infinity) or a date-time as PostgreSQL prints them. */

@@ -1,14 +1,16 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { staleReadsOf } from '../../infra/database/sql-runner';
-import type { PageArgs } from '../../kernel/paging';
+import type { PageArgs, SortKey } from '../../kernel/paging';
 import { arrayLiteral, likeEscaped } from '../../kernel/sql';
 import type { SummaryKind } from '../glucose/summary/buckets';
 import { CLINIC_PERIOD_STATS_TABLE } from './clinic-patient-period-stats.entity';
 import { PATIENT_SEARCH_TEXT } from './clinic-patient.entity';
 import { SORTS, sortOf, type PatientFilter, type PatientOrder } from './patient-list';
 import {
+  copySql,
   filtersSummaries,
   summarySql,
+  type CopySql,
   SUMMARY_KINDS,
   type SummaryPeriodRef,
   type SummarySortField,
@@ -174,7 +176,42 @@ function exportedPatient(row: Record<string, unknown>): ExportedPatient {
   return { patient, periods };
 }
 
-/** Each clinic's page read as its own keyset range, in one SELECT; `counted` adds each clinic's full count. */
+/**
+ * The list's patients read from the clinic copy alone (patient-filters.ts copySql), for the
+ * clinic `c.clinic_id` of a batch: when summary conditions are all that filter it (no search,
+ * tags or review date), else null.
+ */
+function copyWhere(filter: PatientFilter, order: PatientOrder | null = null): CopySql | null {
+  if (filter.search || filter.tags?.length || filter.lastReviewed) return null;
+  const summarySort = order && !(order.field in SORTS) ? order : null;
+  return copySql(
+    filter.summary,
+    summarySort && { field: summarySort.field as SummarySortField, source: summarySort.summary! },
+    'c.clinic_id',
+  );
+}
+
+/** The clinic's count of the list's patients, as a `count` column of a subquery on `c.clinic_id`. */
+function countSql(filter: PatientFilter): { sql: string; params: unknown[] } {
+  const copy = copyWhere(filter);
+  if (copy)
+    return { sql: `select count(*) from ${copy.from} where ${copy.conditions.join(' and ')}`, params: copy.params };
+  const { from, sql, params } = where(filter);
+  return { sql: `select count(*) from ${from} where ${sql}`, params };
+}
+
+/**
+ * Each clinic's page read as its own keyset range, in one SELECT; `counted` adds each clinic's
+ * full count (`full_count`).
+ *
+ * A list filtered by summaries alone (copyWhere) is counted in the clinic copy and, sorted by a
+ * statistic, paged there too, then the page's records are read by key. For the statistics the
+ * copy's list index holds (patient-list-indexes.ts) neither touches a row of the copy: the count
+ * is one pass over the clinic's index entries, and the page the first entries meeting the
+ * filter in the order the index keys (or a top-N sort of the entries for another sort). Other
+ * lists join every patient's record to the copy, and are counted by a window over that pass
+ * when the copy cannot count them.
+ */
 export function selectPages(
   em: EntityManager,
   clinicIds: readonly string[],
@@ -184,26 +221,73 @@ export function selectPages(
   counted: boolean,
 ): Promise<Record<string, unknown>[]> {
   const { first, after, offset = 0 } = args;
-  const { from, sql, params, sort } = where(filter, order);
   const direction = order.descending ? 'desc' : 'asc';
   const compare = order.descending ? '<' : '>';
+  const count = counted && copyWhere(filter) ? countSql(filter) : null;
+  const copyPage = copyWhere(filter, order);
+  const page = copyPage?.sort
+    ? copyPageSql(copyPage, direction, compare, after)
+    : recordPageSql(filter, order, direction, compare, after, counted && !count);
+  return staleReadsOf(em).rows(
+    `select page.*${count ? ', counted.count as full_count' : ''} from ${CLINICS}
+       ${count ? `cross join lateral (${count.sql}) counted` : ''}
+       cross join lateral (${page.sql}) page
+      order by c.position, ${page.sorted ? `page.sort_key ${direction}, ` : ''}page.user_id ${direction}`,
+    [arrayLiteral(clinicIds), ...(count?.params ?? []), ...page.params, first + 1, offset],
+  );
+}
+
+/** A page's subquery and its parameters before its limit and offset; `sorted`: it has a sort key. */
+interface PageSql {
+  sql: string;
+  params: unknown[];
+  sorted: boolean;
+}
+
+/** A page found in the clinic copy by its summary sort, then its patients' records read by key. */
+function copyPageSql(copy: CopySql, direction: string, compare: string, after: SortKey | null): PageSql {
+  const { expression, type } = copy.sort!;
+  const keyset = after ? ` and (${expression}, ${copy.alias}.user_id) ${compare} (?::${type}, ?)` : '';
+  return {
+    sql: `select ${QUALIFIED_COLUMNS}, found.sort_value, found.sort_key
+       from (select ${copy.alias}.clinic_id, ${copy.alias}.user_id, (${expression})::text as sort_value,
+                    ${expression} as sort_key
+               from ${copy.from}
+              where ${copy.conditions.join(' and ')}${keyset}
+              order by ${expression} ${direction}, ${copy.alias}.user_id ${direction}
+              limit ? offset ?) found
+       join clinic_patients p on p.clinic_id = found.clinic_id and p.user_id = found.user_id`,
+    params: [...copy.params, ...(after ?? [])],
+    sorted: true,
+  };
+}
+
+/** A page read from the patients' records joined to the copy; `windowed` counts every match in the same pass. */
+function recordPageSql(
+  filter: PatientFilter,
+  order: PatientOrder,
+  direction: string,
+  compare: string,
+  after: SortKey | null,
+  windowed: boolean,
+): PageSql {
+  const { from, sql, params, sort } = where(filter, order);
   const expression = sort?.expression ?? null;
   const keyset = !after
     ? ''
     : expression
       ? ` and (${expression}, p.user_id) ${compare} (?::${sort!.type}, ?)`
       : ` and p.user_id ${compare} ?`;
-  return staleReadsOf(em).rows(
-    `select page.* from ${CLINICS} cross join lateral (
-       select ${QUALIFIED_COLUMNS}, ${expression ? `(${expression})::text` : 'null'} as sort_value,
-              ${expression ?? 'null'} as sort_key${counted ? ', count(*) over () as full_count' : ''}
+  return {
+    sql: `select ${QUALIFIED_COLUMNS}, ${expression ? `(${expression})::text` : 'null'} as sort_value,
+              ${expression ?? 'null'} as sort_key${windowed ? ', count(*) over () as full_count' : ''}
          from ${from}
         where ${sql}${keyset}
         order by ${expression ? `${expression} ${direction}, ` : ''}p.user_id ${direction}
-        limit ? offset ?) page
-      order by c.position, ${expression ? `page.sort_key ${direction}, ` : ''}page.user_id ${direction}`,
-    [arrayLiteral(clinicIds), ...params, ...(after ?? []), first + 1, offset],
-  );
+        limit ? offset ?`,
+    params: [...params, ...(after ?? [])],
+    sorted: expression !== null,
+  };
 }
 
 /** How many patients each clinic holds under one filter, in the order asked: one SELECT. */
@@ -212,10 +296,10 @@ export async function countPatientsOf(
   clinicIds: readonly string[],
   filter: PatientFilter,
 ): Promise<number[]> {
-  const { from, sql, params } = where(filter);
+  const count = countSql(filter);
   const rows = await staleReadsOf(em).rows<{ count: string }>(
-    `select (select count(*) from ${from} where ${sql}) as count from ${CLINICS} order by c.position`,
-    [...params, arrayLiteral(clinicIds)],
+    `select (${count.sql}) as count from ${CLINICS} order by c.position`,
+    [...count.params, arrayLiteral(clinicIds)],
   );
   return rows.map((row) => Number(row.count));
 }

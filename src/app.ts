@@ -23,6 +23,7 @@ import { graphqlWebSocket, type GraphqlWebSocket } from './graphql/websocket';
 import { playgroundRouter } from './playground/page';
 import { authenticate } from './http/authenticate';
 import { apiCors } from './http/cors';
+import { chain } from './http/chain';
 import { healthRouter } from './http/health';
 import { frontDoorRouter } from './http/front-door';
 import { uploadInfoRouter } from './http/upload-info';
@@ -107,8 +108,10 @@ function mountGraphql(
       next();
     });
   }
-  app.use('/graphql', apiCors, graphqlBody, graphqlAuth, refuseBadGraphQLInput(graphqlError));
-  app.use('/graphql', graphqlHttpHandler(apollo));
+  app.use(
+    '/graphql',
+    chain(apiCors, graphqlBody, graphqlAuth, refuseBadGraphQLInput(graphqlError), graphqlHttpHandler(apollo)),
+  );
 }
 
 /** The legacy REST table and downloads, with the OpenAPI description generated from the same rows. */
@@ -204,20 +207,24 @@ export async function createApp({
 
   const app = express();
   app.disable('x-powered-by');
-  app.use(securityHeaders);
   app.set('etag', false);
   // A hop count (never `true`, which would trust a client-written leftmost X-Forwarded-For).
   app.set('trust proxy', config.trustProxy > 0 ? config.trustProxy : false);
-  app.use(requestContext(logger, config.sqlStatementHeader));
-  // A body has Node's 300 s to arrive; upload routes extend it to their own timeout (uploadTime).
-  app.use(requestDeadline());
-  // Paths that do not decode and NUL characters: 400 in the format of the API addressed.
+  // The edge every request passes, as one layer (chain).
   app.use(
-    refuseUnreadableRequests((error, req, res) => {
-      if (req.path.startsWith('/realms/')) return sendOAuthError(res, new OAuthError('invalid_request', error.message));
-      if (req.path.startsWith('/graphql')) return graphqlError(error, res);
-      sendAppError(res, error);
-    }),
+    chain(
+      securityHeaders,
+      requestContext(logger, config.sqlStatementHeader),
+      // A body has Node's 300 s to arrive; upload routes extend it to their own timeout (uploadTime).
+      requestDeadline(),
+      // Paths that do not decode and NUL characters: 400 in the format of the API addressed.
+      refuseUnreadableRequests((error, req, res) => {
+        if (req.path.startsWith('/realms/'))
+          return sendOAuthError(res, new OAuthError('invalid_request', error.message));
+        if (req.path.startsWith('/graphql')) return graphqlError(error, res);
+        sendAppError(res, error);
+      }),
+    ),
   );
   app.use(readsOnly(healthRouter(orm, objectStore)));
   app.use(readsOnly(frontDoorRouter({ baseUrl, version: API_INFO.version, playground: config.graphqlPlayground })));

@@ -4,6 +4,7 @@ import { arrayLiteral } from '../../kernel/sql';
 import type { DatasetRecord } from './dataset.entity';
 import type { Deduplication } from './dataset-fields';
 import type { GlucoseRecord } from './glucose-record';
+import { knownShapeIds, rememberShapes } from './known-shapes';
 import { ORIGIN_KEY, type ReadingShape, type ShapedReading } from './reading-shape';
 import { OF_USER_AT } from './readings.repository';
 
@@ -26,7 +27,8 @@ const SHAPES_OF_UPLOAD = `x as (
  * commits at once): an update holds the shape's row until its transaction ends, and inside the
  * upload's it would make every upload to the dataset wait for the one before to commit. A span
  * wider than the readings only widens what closing or deleting the dataset reads. The dataset
- * is held `FOR SHARE` meanwhile, so a shape is never added to a dataset being deleted.
+ * is held `FOR SHARE` meanwhile, so a shape is never added to a dataset being deleted. Shapes
+ * this process already knows stored over the upload's span need no statement (known-shapes.ts).
  */
 export async function storeShapes(
   em: EntityManager,
@@ -35,6 +37,9 @@ export async function storeShapes(
   records: readonly GlucoseRecord[],
 ): Promise<number[]> {
   const times = records.map((record) => record.time.getTime());
+  const [first, last] = [Math.min(...times), Math.max(...times)];
+  const known = knownShapeIds(dataset.id, shapes, first, last);
+  if (known) return known;
   const params = [
     dataset.userId,
     dataset.id,
@@ -42,19 +47,19 @@ export async function storeShapes(
     plainLiteral(shapes.map((shape) => shape.minutes)),
     arrayLiteral(shapes.map((shape) => shape.deviceId)),
     arrayLiteral(shapes.map((shape) => JSON.stringify(shape.fields))),
-    new Date(Math.min(...times)).toISOString(),
-    new Date(Math.max(...times)).toISOString(),
+    new Date(first).toISOString(),
+    new Date(last).toISOString(),
   ];
   const span = `date_trunc('month', $7::timestamptz, 'UTC') as first_time,
                 date_trunc('month', $8::timestamptz, 'UTC') + interval '1 month' as last_time`;
-  const covered = await sqlOf(em).bound<{ id: number }>(
+  const covered = await sqlOf(em).bound<StoredShape>(
     `with ${SHAPES_OF_UPLOAD}
-     select s.id from x join glucose_reading_shapes s on s.dataset_id = $2::varchar and s.digest = x.digest
+     select ${STORED_SHAPE} from x join glucose_reading_shapes s on s.dataset_id = $2::varchar and s.digest = x.digest
       where s.user_id = $1::varchar and s.first_time <= $7::timestamptz and s.last_time >= $8::timestamptz order by x.n`,
     params,
   );
-  if (covered.rows.length === shapes.length) return covered.rows.map((row) => row.id);
-  const { rows } = await sqlOf(em).bound<{ id: number }>(
+  if (covered.rows.length === shapes.length) return remembered(dataset, shapes, covered.rows);
+  const { rows } = await sqlOf(em).bound<StoredShape>(
     `with ${SHAPES_OF_UPLOAD},
      stored as (
        insert into glucose_reading_shapes as s (user_id, dataset_id, digest, type, minutes, device_id, fields, first_time, last_time)
@@ -62,10 +67,25 @@ export async function storeShapes(
          from x, (select ${span}) span where exists (select 1 from datasets where id = $2::varchar for share)
        on conflict (dataset_id, digest) do update
           set first_time = least(s.first_time, excluded.first_time), last_time = greatest(s.last_time, excluded.last_time)
-       returning id, digest)
-     select stored.id from x join stored using (digest) order by x.n`,
+       returning id, digest, first_time, last_time)
+     select ${STORED_SHAPE} from x join stored s using (digest) order by x.n`,
     params,
   );
+  return rows.length === shapes.length ? remembered(dataset, shapes, rows) : rows.map((row) => row.id);
+}
+
+/** A stored shape's id and time span (epoch ms), as `s`. */
+interface StoredShape {
+  id: number;
+  first: number;
+  last: number;
+}
+const STORED_SHAPE = `s.id, (extract(epoch from s.first_time) * 1000)::float8 as first,
+  (extract(epoch from s.last_time) * 1000)::float8 as last`;
+
+/** The ids of the upload's stored shapes, remembered with their spans (known-shapes.ts). */
+function remembered(dataset: DatasetRecord, shapes: readonly ReadingShape[], rows: readonly StoredShape[]): number[] {
+  rememberShapes(dataset.id, shapes, rows);
   return rows.map((row) => row.id);
 }
 

@@ -158,7 +158,9 @@ export async function lockReadingsOf(tx: EntityManager, userId: string): Promise
 
 /**
  * The first of `hours` (UTC hour starts) in which the user holds more than `bound` readings that
- * count or will: active ones, and those of open datasets; undefined when none does.
+ * count or will: active ones, and those of open datasets; undefined when none does. The shapes
+ * of the user's open datasets are listed once (a lookup of shape and dataset for each inactive
+ * reading counted was most of the check for an upload to a normal dataset).
  */
 export async function firstDenseHour(
   tx: EntityManager,
@@ -167,17 +169,19 @@ export async function firstDenseHour(
   bound: number,
 ): Promise<{ hour: Date; readings: number } | undefined> {
   const [dense] = await sqlOf(tx).rows<{ hour: Date; readings: number }>(
-    `select h.hour, c.readings
-       from unnest(?::timestamptz[]) as h(hour)
+    `with open as materialized (
+       select array(select s.id from glucose_reading_shapes s join datasets d on d.id = s.dataset_id
+                     where s.user_id = ? and d.state = 'open') as shapes)
+     select h.hour, c.readings
+       from open o, unnest(?::timestamptz[]) as h(hour)
        cross join lateral (
          select count(*)::int as readings from glucose_readings r
           where ${OF_USERS(1, 'r.user_id')} and r.time >= h.hour and r.time < h.hour + interval '1 hour'
-            and (r.active or exists (select 1 from glucose_reading_shapes s join datasets d on d.id = s.dataset_id
-                                      where s.id = r.shape and d.state = 'open'))
+            and (r.active or r.shape = any(o.shapes))
        ) c
       where c.readings > ?
       order by h.hour limit 1`,
-    [arrayLiteral(hours), ...ofUsers([userId]), bound],
+    [userId, arrayLiteral(hours), ...ofUsers([userId]), bound],
   );
   return dense;
 }

@@ -1,7 +1,17 @@
 import { ArgsType, Field, Int, ObjectType, type ClassType } from 'type-graphql';
 import type { Page, PagedList } from '../kernel/paging';
 
-@ObjectType({ description: 'Where a page lies in its list, and the cursors to ask for the next one.' })
+/*
+ * The types here are plain data read as properties (`simpleResolvers`): without it, type-graphql
+ * wraps every field in a resolver of its own that allocates per call, and graphql-jit then builds
+ * a resolve info for each. A getter is still read as a property; a method field (`totalCount`)
+ * keeps its resolver. A property that holds a promise needs a resolver (graphql-jit reads simple
+ * fields without awaiting them), so such fields are methods or `simple: false`.
+ */
+@ObjectType({
+  simpleResolvers: true,
+  description: 'Where a page lies in its list, and the cursors to ask for the next one.',
+})
 export class PageInfo {
   constructor(private readonly page: Page<unknown>) {}
 
@@ -42,7 +52,7 @@ export interface ConnectionClass<T> {
  * Relay connection specification shapes them. `totalCount` is counted only when asked.
  */
 export function connectionOf<T extends object>(Node: ClassType<T>, name: string, what: string) {
-  @ObjectType(`${name}Edge`, { description: `One ${what} of a page, with its cursor.` })
+  @ObjectType(`${name}Edge`, { simpleResolvers: true, description: `One ${what} of a page, with its cursor.` })
   class Edge {
     @Field(() => Node, { description: `The ${what}.` })
     node!: T;
@@ -56,7 +66,10 @@ export function connectionOf<T extends object>(Node: ClassType<T>, name: string,
   }
 
   // Edges and cursors are built only when a query selects them (see Page.cursorAt).
-  @ObjectType(`${name}Connection`, { description: `A page of ${what}s, with the cursors to page on.` })
+  @ObjectType(`${name}Connection`, {
+    simpleResolvers: true,
+    description: `A page of ${what}s, with the cursors to page on.`,
+  })
   class Connection {
     @Field(() => [Node], { description: `The ${what}s of the page, when their cursors are not needed.` })
     nodes!: T[];

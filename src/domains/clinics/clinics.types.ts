@@ -63,7 +63,8 @@ export class PhoneNumberInput {
   number!: string;
 }
 
-@ObjectType({ description: 'A label a clinic puts on its patients (e.g. a care program).' })
+// Plain data read as properties (simpleResolvers).
+@ObjectType({ simpleResolvers: true, description: 'A label a clinic puts on its patients (e.g. a care program).' })
 export class PatientTag {
   @Field(() => ID, { description: 'The tag id: 24 lowercase hexadecimal characters.' })
   id!: string;

@@ -367,7 +367,9 @@ export class RebuildGlucoseSummariesPayload {
   userId!: string;
 }
 
+// Plain data read as properties (simpleResolvers).
 @ObjectType({
+  simpleResolvers: true,
   description:
     'A connection that imports an account’s data from a device maker’s cloud (Dexcom, Abbott, …). None exist yet: the list is empty.',
 })

@@ -28,7 +28,9 @@ registerEnumType(PermissionNameValue, {
   },
 });
 
+// Plain data read as properties (simpleResolvers); `user` keeps its field resolver.
 @ObjectType({
+  simpleResolvers: true,
   description: 'One share between two accounts: the other account and the permissions the sharer grants.',
 })
 export class Share {

@@ -2,7 +2,9 @@ import { Directive, Field, ID, InputType, ObjectType } from 'type-graphql';
 import type { Principal } from '../../kernel/principal';
 import type { UserRecord } from './user.entity';
 
+// Plain data read as properties (simpleResolvers, see src/graphql/connection.ts).
 @ObjectType({
+  simpleResolvers: true,
   description:
     'An account: a person who signs in, or a custodial account (no username, no password) that a custodian manages for someone, such as a child.',
 })

@@ -16,7 +16,7 @@ const cgm: ClinicCopy = { kind: 'cgm', dates: DATES, periods: PERIODS };
 
 describe('legacySummaryJson', () => {
   it('answers Tidepool’s cgmStats: config, dates with their has-flags, and the periods as kept', async () => {
-    const summary = JSON.parse(legacySummaryJson([cgm])!);
+    const summary = JSON.parse(legacySummaryJson([cgm])!.text);
     expect(Object.keys(summary)).toEqual(['cgmStats']);
     expect(Object.keys(summary.cgmStats)).toEqual(['config', 'dates', 'periods']);
     expect(summary.cgmStats.config).toMatchObject({ schemaVersion: expect.any(Number), highGlucoseThreshold: 10 });
@@ -36,7 +36,7 @@ describe('legacySummaryJson', () => {
   });
 
   it('lists cgmStats before bgmStats, whatever order the copies come in', () => {
-    const both = legacySummaryJson([{ ...cgm, kind: 'bgm' }, cgm])!;
+    const both = legacySummaryJson([{ ...cgm, kind: 'bgm' }, cgm])!.text;
     expect(Object.keys(JSON.parse(both))).toEqual(['cgmStats', 'bgmStats']);
   });
 

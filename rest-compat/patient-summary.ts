@@ -2,6 +2,7 @@ import { flagName, type ClinicCopy } from '../src/domains/glucose/clinic-copy';
 import { SUMMARY_SCHEMA_VERSION } from '../src/domains/glucose/glucose-summary.entity';
 import type { GlucoseService } from '../src/domains/glucose/glucose.service';
 import { THRESHOLDS_MMOL } from '../src/domains/glucose/summary/ranges';
+import { JsonText } from './route';
 import type { Scope } from '../src/kernel/scope';
 
 const CONFIG = JSON.stringify({
@@ -29,16 +30,14 @@ function legacyDates(dates: ClinicCopy['dates']): Record<string, unknown> {
  * the glucose service keeps it; undefined without readings, or for a patient who grants the
  * clinic nothing (null).
  */
-export function legacySummaryJson(copies: readonly ClinicCopy[] | null): string | undefined {
+export function legacySummaryJson(copies: readonly ClinicCopy[] | null): JsonText | undefined {
   const stats = (name: string, kind: ClinicCopy['kind']) => {
     const copy = copies?.find((candidate) => candidate.kind === kind);
-    return (
-      copy &&
-      `"${name}":{"config":${CONFIG},"dates":${JSON.stringify(legacyDates(copy.dates))},"periods":${copy.periods}}`
-    );
+    const dates = copy && JSON.stringify(legacyDates(copy.dates));
+    return copy && new JsonText(`"${name}":{"config":${CONFIG},"dates":${dates},"periods":`, copy.periods, '}');
   };
   const kinds = [stats('cgmStats', 'cgm'), stats('bgmStats', 'bgm')].filter((json) => json !== undefined);
-  return kinds.length ? `{${kinds.join(',')}}` : undefined;
+  return kinds.length ? new JsonText('{', JsonText.joined(kinds), '}') : undefined;
 }
 
 /** A clinic patient, as far as reading its summaries goes: what it grants the clinic decides what is read. */
@@ -57,6 +56,6 @@ export async function clinicPatientSummaryJson(
   scope: Scope,
   patient: SummarisedPatient,
   { offset = false }: { offset?: boolean } = {},
-): Promise<string | undefined> {
+): Promise<JsonText | undefined> {
   return legacySummaryJson(await glucose.clinicCopiesOfClinicPatient(scope, patient, offset));
 }

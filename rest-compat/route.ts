@@ -16,11 +16,27 @@ export interface RestRequest {
 }
 
 /**
- * A body `respond` has already serialised: sent as it is, as JSON. The patient list splices each
- * summary's stored text into its answer instead of parsing and serialising it again.
+ * A body `respond` has already serialised, as JSON: the parts whose concatenation it is, sent as
+ * they are. The patient list splices each summary's stored text into its answer instead of
+ * parsing and serialising it again, and the parts are never joined: a page's 650 kB of text
+ * would be copied twice more (joined, then encoded into one buffer), each copy garbage to collect.
  */
 export class JsonText {
-  constructor(readonly text: string) {}
+  readonly parts: readonly string[];
+
+  /** The text of `items` separated by `separator` (a list's or an object's members). */
+  static joined(items: readonly JsonText[], separator = ','): JsonText {
+    return new JsonText(...items.flatMap((item, index) => (index ? [separator, item] : [item])));
+  }
+
+  constructor(...parts: (string | JsonText)[]) {
+    this.parts = parts.flatMap((part) => (typeof part === 'string' ? [part] : part.parts));
+  }
+
+  /** The whole text, joined. */
+  get text(): string {
+    return this.parts.join('');
+  }
 }
 
 /** The domain services a route's `respond` may read directly (see RestRoute.respond). */

@@ -7,7 +7,7 @@ import { AccessTrail } from '../src/kernel/access-trail';
 import { AppError } from '../src/kernel/errors';
 import type { Scope } from '../src/kernel/scope';
 import { restCompatRouter } from './router';
-import type { RouteServices } from './route';
+import { JsonText, type RouteServices } from './route';
 
 /** Fields that fail as a bug, and one that refuses as the rules do. */
 const schema = new GraphQLSchema({
@@ -26,6 +26,7 @@ const schema = new GraphQLSchema({
           throw new RangeError('second bug');
         },
       },
+      greeting: { type: GraphQLString, resolve: () => 'grüße ✓' },
       refused: {
         type: GraphQLString,
         resolve: () => {
@@ -53,6 +54,14 @@ beforeAll(async () => {
       [
         { method: 'get', path: '/bugs', document: '{ first second }', status: 200 },
         { method: 'get', path: '/refused-then-bug', document: '{ refused second }', status: 200 },
+        { method: 'get', path: '/whole', document: '{ greeting }', respond: (data) => ({ data }), status: 200 },
+        {
+          method: 'get',
+          path: '/in-parts',
+          document: '{ greeting }',
+          respond: (data) => new JsonText('{"data":', JsonText.joined([new JsonText(JSON.stringify(data))]), '}'),
+          status: 200,
+        },
       ],
       () => [withScope],
       { routes: [], edge: [] },
@@ -76,6 +85,19 @@ describe('restCompatRouter', () => {
       .filter((line) => line.level === 'error')
       .map((line) => (line.err as { message: string }).message);
     expect(logged.sort()).toEqual(['first bug', 'second bug']);
+  });
+
+  it('sends a body serialised in parts as it would send the whole object, HEAD included', async () => {
+    for (const method of ['GET', 'HEAD']) {
+      const [whole, inParts] = await Promise.all(
+        ['/whole', '/in-parts'].map((path) => fetch(`${url}${path}`, { method })),
+      );
+      const headersOf = (reply: Response) => ['content-type', 'content-length'].map((name) => reply.headers.get(name));
+      expect(headersOf(inParts)).toEqual(headersOf(whole));
+      expect(await inParts.text()).toBe(await whole.text());
+    }
+    const body = await (await fetch(`${url}/in-parts`)).text();
+    expect(JSON.parse(body)).toEqual({ data: { greeting: 'grüße ✓' } });
   });
 
   it('logs the bugs behind a refusal it answers', async () => {

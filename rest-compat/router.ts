@@ -138,6 +138,21 @@ async function wholeConnection(
   return { data };
 }
 
+/**
+ * Sends a serialised body part by part, as `res.json` would send it whole: the same headers, its
+ * length counted up front. The parts wait in the corked response and leave in one write.
+ */
+function sendJsonText(res: Response, body: JsonText): void {
+  res.type('application/json');
+  res.setHeader(
+    'Content-Length',
+    body.parts.reduce((bytes, part) => bytes + Buffer.byteLength(part), 0),
+  );
+  res.cork();
+  for (const part of body.parts) res.write(part);
+  res.end();
+}
+
 /** How long the rest of a refused upload may take to arrive before its connection is cut. */
 const DISCARD_TIMEOUT_MS = 30_000;
 
@@ -248,7 +263,7 @@ export function restCompatRouter(
         const body = await route.respond?.(data, reply, request, { scope, services });
         res.status(route.status);
         if (body === undefined) res.end();
-        else if (body instanceof JsonText) res.type('application/json').send(body.text);
+        else if (body instanceof JsonText) sendJsonText(res, body);
         else res.json(body);
       } catch (error) {
         const appError = asAppError(error);

@@ -57,10 +57,10 @@ export function legacyPatient(value: unknown): Record<string, unknown> {
  * A patient as JSON text with its `summary` after its other fields, as the glucose service keeps
  * it (clinicPatientSummaryJson); `offset` shows the previous periods in their place.
  */
-async function summarisedPatient(value: unknown, { scope, services }: RouteReads, offset = false): Promise<string> {
+async function summarisedPatient(value: unknown, { scope, services }: RouteReads, offset = false): Promise<JsonText> {
   const json = JSON.stringify(legacyPatient(value));
   const summary = await clinicPatientSummaryJson(services.glucose, scope, value as PatientData, { offset });
-  return summary === undefined ? json : `${json.slice(0, -1)},"summary":${summary}}`;
+  return summary === undefined ? new JsonText(json) : new JsonText(json.slice(0, -1), ',"summary":', summary, '}');
 }
 
 export const payloadPatient = (field: string) => (data: Record<string, unknown>) =>
@@ -166,7 +166,7 @@ export const clinicPatientRoutes: RestRoute[] = [
       // Side by side, so that the glucose service's loaders read the page's summaries at once.
       const patients = await Promise.all(rows.map((patient) => summarisedPatient(patient, reads, previous)));
       const meta = { count: clinic.patients.totalCount, totalCount: clinic.patientCount };
-      return new JsonText(`{"data":[${patients.join(',')}],"meta":${JSON.stringify(meta)}}`);
+      return new JsonText('{"data":[', JsonText.joined(patients), `],"meta":${JSON.stringify(meta)}}`);
     },
     status: 200,
   },
@@ -201,7 +201,7 @@ export const clinicPatientRoutes: RestRoute[] = [
     document: `query ($clinicId: ID!, $userId: ID!) { clinic(id: $clinicId) { patient(userId: $userId) { ${PATIENT_FIELDS} } } }`,
     variables: ids,
     respond: async (data, _reply, _request, reads) =>
-      new JsonText(await summarisedPatient((data.clinic as { patient: unknown }).patient, reads)),
+      summarisedPatient((data.clinic as { patient: unknown }).patient, reads),
     status: 200,
   },
   {

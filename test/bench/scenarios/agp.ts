@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { SUMMARY_SCHEMA_VERSION } from '../../../src/domains/glucose/glucose-summary.entity';
+import { OF_USER_AT } from '../../../src/domains/glucose/readings.repository';
 import { BENCH_SECONDS, load, type Measurement } from '../harness';
 import { REMEMBERED_IN_BENCH, type BenchEnvironment } from '../setup';
 import { signUpUser } from './seed';
@@ -71,17 +72,17 @@ function percentile(sorted: Float64Array, p: number): number {
 
 /**
  * The floor: the same readings in one hand-written statement (the window from the newest reading,
- * in SQL), then 96 bins at the dataset's zone as a fixed offset and five percentiles each.
+ * in SQL; the user named as the readings' index keys it, OF_USER_AT), then 96 bins at the dataset's zone as a fixed offset and five percentiles each.
  */
 async function floorRow(databaseUrl: string, userId: string, days: number): Promise<Measurement> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: CONNECTIONS });
   const cgm = `shape = any(array(select id from glucose_reading_shapes where user_id = $1 and type = 'cbg'))`;
   const sql = `
     with newest as (select max(time) as last from glucose_readings
-                     where user_id = $1 and ${cgm} and active and time <= now() + interval '1 day')
+                     where ${OF_USER_AT('$1')} and ${cgm} and active and time <= now() + interval '1 day')
     select r.* from newest n cross join lateral (
       select extract(epoch from time) * 1000 as t, value as v from glucose_readings
-       where user_id = $1 and ${cgm} and active and time <= n.last
+       where ${OF_USER_AT('$1')} and ${cgm} and active and time <= n.last
          and time >= date_bin('1 hour', n.last, timestamptz '2000-01-01Z') - ($2::int * 24 - 1) * interval '1 hour'
        order by time, id) r`;
   try {

@@ -11,7 +11,7 @@ import { OF_USER_AT } from './readings.repository';
 /**
  * An upload's statements on the readings (`glucose_readings`) and their shapes
  * (`glucose_reading_shapes`): the shapes first, on their own, then the readings in the upload's
- * transaction, then (under the user's lock) the removal of those the dataset already held.
+ * transaction, then (under the user's lock) the removal of its copies.
  */
 
 /** An upload's shapes as rows `x` (`n`, their order; `digest`, what identifies one in its dataset). */
@@ -135,18 +135,26 @@ export async function insertReadings(
 }
 
 /**
- * Under a hash deduplicator, removes the upload's readings the dataset already held: another
- * reading of the dataset at the same instant with the same value and type (and, for the device
- * deduplicator, the same device: the record's, else the dataset's). That is what the hash key
- * holds (docs/glucose.md). Run under the user's lock, after the insert and in its transaction:
- * uploads insert side by side, and the one that takes the lock later sees what the earlier
- * committed and drops its own copies, as a unique index would have kept the first. The upload's
- * readings are the rows its transaction wrote (`xmin`), by their place (`ctid`): a record sent
- * again with its id and time is then told from the reading it repeats. An upload's records have
- * distinct keys, so its own readings are never copies of each other. The dataset's readings in
- * the upload's time span are read once, on the index's range, and counted by key (a join or
- * EXISTS between them compared every pair: 300 ms for 1,000 records). Returns how many were
- * removed.
+ * Removes the upload's copies, as unique keys would have refused them (the readings have none:
+ * Migration20261127193000_glucose_readings_user_time_key says why):
+ * - a reading at the instant and with the id of another of the user's readings, of any dataset,
+ *   active or not (the primary key (user, time, id) refused such an upload before): a record sent
+ *   again with its id, or twice in one upload. Two readings of one (time, id) would read back as
+ *   one position of the read API's (time, id) order and cursor, and a page could end between them.
+ * - under a hash deduplicator, a reading the dataset already held: another reading of the
+ *   dataset at the same instant with the same value and type (and, for the device deduplicator,
+ *   the same device: the record's, else the dataset's). That is what the hash key holds
+ *   (docs/glucose.md).
+ * Of one (time, id) the reading kept is one held before the upload, else the upload's first in
+ *   the table (`ctid`), never one dropped as a hash copy.
+ * Run under the user's lock, after the insert and in its transaction: uploads insert side by
+ * side, and the one that takes the lock later sees what the earlier committed and drops its own
+ * copies, as a unique index would have kept the first. The upload's readings are the rows its
+ * transaction wrote (`xmin`), by their place (`ctid`): a record sent again with its id and time
+ * is then told from the reading it repeats. An upload's records have distinct hash keys, so its
+ * own readings are never hash copies of each other. The user's readings in the upload's time
+ * span are read once, on the index's range, and counted by key (a join or EXISTS between them
+ * compared every pair: 300 ms for 1,000 records). Returns how many were removed.
  */
 export async function dropCopies(
   tx: EntityManager,
@@ -154,27 +162,37 @@ export async function dropCopies(
   mode: Deduplication,
   records: readonly GlucoseRecord[],
 ): Promise<number> {
-  if (mode !== 'dataset-hash' && mode !== 'device-hash') return 0;
+  const hashed = mode === 'dataset-hash' || mode === 'device-hash';
+  // The ids the service gives records sent without one are 128 random bits: they repeat none the
+  // user holds, and an upload of such records alone has no copies but the hash deduplicators'.
+  if (!hashed && !records.some((record) => record.fields.id !== undefined)) return 0;
   const times = records.map((record) => record.time.getTime());
+  // Readings of other datasets find no shape in the join, so no type: they share no hash key
+  // with the upload's.
+  const hash = hashed
+    ? {
+        columns: `, r.value, s.type, coalesce(s.device_id, $5, '') as device`,
+        shapes: 'left join glucose_reading_shapes s on s.id = r.shape and s.dataset_id = $4',
+        copy: `uploaded and count(*) over (partition by time, value, type${mode === 'device-hash' ? ', device' : ''}) > 1`,
+      }
+    : { columns: '', shapes: '', copy: 'false' };
   const { affectedRows } = await sqlOf(tx).bound(
     `with span as materialized (
-       select r.ctid, r.xmin = pg_current_xact_id()::xid as uploaded, r.time, r.value, s.type,
-              coalesce(s.device_id, $5, '') as device
-         from glucose_readings r join glucose_reading_shapes s on s.id = r.shape
-        where ${OF_USER_AT('$1', 'r.user_id')} and r.time >= $3::timestamptz and r.time <= $4::timestamptz and s.dataset_id = $2),
+       select r.ctid, r.xmin = pg_current_xact_id()::xid as uploaded, r.time, r.id${hash.columns}
+         from glucose_readings r ${hash.shapes}
+        where ${OF_USER_AT('$1', 'r.user_id')} and r.time >= $2::timestamptz and r.time <= $3::timestamptz),
      copies as (
        select ctid from (
-         select ctid, uploaded, count(*) over (partition by time, value, type${mode === 'device-hash' ? ', device' : ''}) as same
-           from span) counted
-        where same > 1 and uploaded)
+         select ctid, uploaded, copy, row_number() over (partition by time, id order by copy, uploaded, ctid) as nth
+           from (select ctid, uploaded, time, id, ${hash.copy} as copy from span) keyed) ranked
+        where uploaded and (copy or nth > 1))
      delete from glucose_readings d using copies c
-      where ${OF_USER_AT('$1', 'd.user_id')} and d.time >= $3::timestamptz and d.time <= $4::timestamptz and d.ctid = c.ctid`,
+      where ${OF_USER_AT('$1', 'd.user_id')} and d.time >= $2::timestamptz and d.time <= $3::timestamptz and d.ctid = c.ctid`,
     [
       dataset.userId,
-      dataset.id,
       new Date(Math.min(...times)).toISOString(),
       new Date(Math.max(...times)).toISOString(),
-      mode === 'device-hash' ? (dataset.deviceId ?? null) : null,
+      ...(hashed ? [dataset.id, mode === 'device-hash' ? (dataset.deviceId ?? null) : null] : []),
     ],
   );
   return affectedRows;

@@ -10,8 +10,9 @@ import { shapeReadings } from './reading-shape';
 /**
  * Migration20261127193000_glucose_readings_user_time_key drops the readings' primary key (user,
  * time, id) for an index of (hash of the user id, time): a record sent again with its id and time
- * is then stored, and its dataset's deduplicator treats it as any other; going down keeps one
- * row of each (user, time, id) and the primary key again.
+ * is then dropped by the upload as a copy (dropCopies), whatever its dataset's deduplicator;
+ * going down keeps one row of each (user, time, id), should the table hold two, and the primary
+ * key again.
  */
 const BEFORE = 'Migration20261127173000_summary_clinic_copy';
 const USER = 'u000000002';
@@ -73,20 +74,27 @@ describe('the readings keyed by a hash of the user and the time', () => {
     expect(index.definition).toContain('(hashtextextended((user_id)::text, (0)::bigint), "time")');
   });
 
-  it('stores a record sent again with its id as its dataset deduplicates it', async () => {
+  it('drops a record sent again with its id, whatever its dataset deduplicates on', async () => {
     for (const [datasetId, deduplicator] of DATASETS)
       await database.query(
         `insert into datasets (id, user_id, data_set_type, state, deduplicator, details, created_user_id, created_time)
          values ($1, $2, 'normal', 'open', $3, '{}', $2, now())`,
         [datasetId, USER, deduplicator],
       );
-    // Without a deduplicator both are kept; the hash deduplicator drops the second upload's copy, not the first.
-    expect([await uploadAgain(DATASETS[0]), await uploadAgain(DATASETS[0])]).toEqual([1, 1]);
+    // Each dataset's second upload is a copy: of the first without a deduplicator, by its hash key with one.
+    expect([await uploadAgain(DATASETS[0]), await uploadAgain(DATASETS[0])]).toEqual([1, 0]);
     expect([await uploadAgain(DATASETS[1]), await uploadAgain(DATASETS[1])]).toEqual([1, 0]);
-    expect([await readingsOf(DATASETS[0][0]), await readingsOf(DATASETS[1][0])]).toEqual([2, 1]);
+    expect([await readingsOf(DATASETS[0][0]), await readingsOf(DATASETS[1][0])]).toEqual([1, 1]);
   });
 
   it('goes back to the primary key, one row of each (user, time, id) kept', async () => {
+    // A copy stored before uploads dropped them (or written by hand).
+    await database.query(
+      `insert into glucose_readings select * from glucose_readings r
+        where r.user_id = $1 and r.shape in (select id from glucose_reading_shapes where dataset_id = $2)`,
+      [USER, DATASETS[0][0]],
+    );
+    expect(await readingsOf(DATASETS[0][0])).toBe(2);
     await orm.migrator.down({ to: BEFORE });
     expect([await readingsOf(DATASETS[0][0]), await readingsOf(DATASETS[1][0])]).toEqual([1, 1]);
     expect(

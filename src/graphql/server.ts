@@ -11,6 +11,7 @@ import { boundedLabel, graphqlOperations } from '../infra/metrics';
 import { retryAfterOf } from '../kernel/errors';
 import type { Scope } from '../kernel/scope';
 import { recordAccess } from './access-trail';
+import { compilingGateway } from './compiling-gateway';
 import { formatError, isUnexpected } from './errors';
 import { requestLimits } from './cost';
 import { limitRules, MAX_TOKENS } from './limits';
@@ -75,7 +76,7 @@ function answerRateLimits(): ApolloServerPlugin<Scope> {
 
 export function createApolloServer(schema: GraphQLSchema, logger: Logger): ApolloServer<Scope> {
   return new ApolloServer<Scope>({
-    schema,
+    gateway: compilingGateway(schema),
     formatError,
     validationRules: [...limitRules, listLengthLimit()],
     // graphql-js stops parsing there, so an oversized document costs no more than that.

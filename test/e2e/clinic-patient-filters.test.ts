@@ -208,6 +208,12 @@ describe('REST filters', () => {
     expect(listed(reply).sort()).toEqual(want);
     expect(reply.body.meta).toEqual({ count: want.length, totalCount: 5 });
     await expectMatchesOperation(reply, 'clinic.v1.yaml', 'ListPatients');
+    // A page past the last match still counts every match.
+    const past = await list(`?cgm.timeInVeryLowPercent=${gt(0.01)}&offset=${want.length}`);
+    expect({ data: past.body.data, meta: past.body.meta }).toEqual({
+      data: [],
+      meta: { count: want.length, totalCount: 5 },
+    });
   });
 
   it('combines several filters with AND, on any period, with integer filters for counts', async () => {

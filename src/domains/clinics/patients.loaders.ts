@@ -65,7 +65,9 @@ function patientPages(
         for (const clinicId of clinicIds) {
           const key = countKey(clinicId, filter);
           const firstRow = rows.find((row) => row.clinic_id === clinicId);
-          if (!counts.has(key)) counts.set(key, Promise.resolve(firstRow ? Number(firstRow.full_count) : 0));
+          // A page past the last match has no row to count with: its count is read on its own.
+          if (counts.has(key) || (!firstRow && args.offset)) continue;
+          counts.set(key, Promise.resolve(firstRow ? Number(firstRow.full_count) : 0));
         }
       }
       return clinicIds.map((clinicId) => pages.get(clinicId)!);

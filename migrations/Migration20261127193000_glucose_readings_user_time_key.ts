@@ -17,8 +17,9 @@ import { Migration } from '@mikro-orm/migrations';
  * Nothing read a reading by id alone: reads go by user and time, ordered by (time, id); the
  * deduplicators key on the dataset's content or the origin key's own unique index; a reading
  * removed as a copy is one its upload inserted (dropCopies, reading-upload.repository.ts). So
- * (user, time, id) is no longer enforced unique: a record sent again with its id and time is
- * treated by its dataset's deduplicator like any other (it was refused by the key before).
+ * (user, time, id) is no longer enforced by an index: a record sent again with its id and time
+ * is dropped as a copy by the upload, whatever its dataset's deduplicator (it was refused by the
+ * key before).
  */
 export class Migration20261127193000_glucose_readings_user_time_key extends Migration {
   override name = 'Migration20261127193000_glucose_readings_user_time_key';

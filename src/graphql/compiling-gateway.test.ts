@@ -56,14 +56,14 @@ describe('compilingGateway', () => {
       locations: [{ line: 1, column: 62 }],
       extensions: { code: 'INTERNAL_SERVER_ERROR', original: 'Error: no readings' },
     });
-    for (let again = 0; again < 3; again += 1) expect(await run(server, query, { first: 2 })).toEqual(first);
+    // Compiled from its 20th run: the answers after it are the compiled query's.
+    for (let again = 0; again < 25; again += 1) expect(await run(server, query, { first: 2 })).toEqual(first);
     await server.stop();
   });
 
   it('refuses bad variables of a compiled query as the first run did', async () => {
     const server = await started();
-    await run(server, query, { first: 1 });
-    await run(server, query, { first: 1 });
+    for (let time = 0; time < 20; time += 1) await run(server, query, { first: 1 });
     const refused = await run(server, query, { first: 'two' });
     expect(refused?.errors?.[0]?.message).toBe(
       'Variable "$first" got invalid value "two"; Int cannot represent non-integer value: "two"',
@@ -75,7 +75,7 @@ describe('compilingGateway', () => {
   it('runs mutations and named operations of a document as asked', async () => {
     const server = await started();
     const document = `query One { patients(first: 1) { id } } mutation Rename { rename(id: "a", name: "Al") { name } }`;
-    for (let time = 0; time < 2; time += 1) {
+    for (let time = 0; time < 25; time += 1) {
       const one = await server.executeOperation(
         { query: document, operationName: 'One' },
         { contextValue: {} as Scope },

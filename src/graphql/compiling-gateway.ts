@@ -58,13 +58,21 @@ function asGraphQLJsErrors(result: ExecutionResult): ExecutionResult {
 }
 
 /**
+ * The run of a document from which it runs compiled. Compiling costs milliseconds, several runs'
+ * worth: a dashboard's queries repeat by the thousand, while a document asked a few times (a
+ * client's one-off query, a test) would pay more for compiling than it saves (compiling from the
+ * second run made the access-matrix suite a fifth slower).
+ */
+const COMPILED_FROM_RUN = 20;
+
+/**
  * Apollo's execution step, through the option its migration guide names for a custom executor
- * (`gateway`; the schema is this process's own, loaded once). A query document Apollo runs a
- * second time runs compiled by graphql-jit from then on (`prepareOperation`, as the REST routes'
+ * (`gateway`; the schema is this process's own, loaded once). A query document Apollo has
+ * run COMPILED_FROM_RUN times runs compiled by graphql-jit (`prepareOperation`, as the REST routes'
  * documents do): graphql-js interprets every field of every row on every request, and dashboards
- * repeat the same queries, a patient list's summaries reading thousands of fields a page. A
- * document seen once, mutations, subscriptions and introspection run in graphql-js as before:
- * compiling costs more than one run, and mutations run once per request. Apollo keeps one parsed
+ * repeat the same queries, a patient list's summaries reading thousands of fields a page. Its
+ * first runs, mutations, subscriptions and introspection run in graphql-js as before: compiling
+ * costs several runs, and mutations run once per request. Apollo keeps one parsed
  * document per query text (its document store), so the compiled operations are kept with it and
  * go when it forgets the text.
  */
@@ -82,7 +90,7 @@ export function compilingGateway(schema: GraphQLSchema): Gateway {
     const entry = byName.get(key) ?? { runs: 0 };
     byName.set(key, entry);
     entry.runs += 1;
-    if (!entry.compiled && entry.runs === 2 && compiles(document, operationName ?? undefined))
+    if (!entry.compiled && entry.runs === COMPILED_FROM_RUN && compiles(document, operationName ?? undefined))
       entry.compiled = prepareOperation(schema, document, operationName ?? undefined);
     if (entry.compiled) return asGraphQLJsErrors(await entry.compiled(scope, variables));
     return execute({ schema, document, contextValue: scope, variableValues: variables, operationName });

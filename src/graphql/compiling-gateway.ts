@@ -81,14 +81,19 @@ export function compilingGateway(schema: GraphQLSchema): Gateway {
   const compiles = (document: DocumentNode, operationName: string | undefined) =>
     getOperationAST(document, operationName)?.operation === 'query' && !introspects(document);
 
+  // Stored once each: a request only reads its document's entry and counts the run.
+  const entryOf = (document: DocumentNode, key: string): Seen => {
+    let byName = seen.get(document);
+    if (!byName) seen.set(document, (byName = new Map()));
+    let entry = byName.get(key);
+    if (!entry) byName.set(key, (entry = { runs: 0 }));
+    return entry;
+  };
+
   const executor: Executor = async ({ document, operationName, request, context }) => {
     const scope = context as Scope;
     const variables = request.variables ?? {};
-    const byName = seen.get(document) ?? new Map<string, Seen>();
-    seen.set(document, byName);
-    const key = operationName ?? '';
-    const entry = byName.get(key) ?? { runs: 0 };
-    byName.set(key, entry);
+    const entry = entryOf(document, operationName ?? '');
     entry.runs += 1;
     if (!entry.compiled && entry.runs === COMPILED_FROM_RUN && compiles(document, operationName ?? undefined))
       entry.compiled = prepareOperation(schema, document, operationName ?? undefined);

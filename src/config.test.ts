@@ -90,6 +90,19 @@ describe('loadConfig', () => {
     );
   });
 
+  it('hashes passwords at OWASP’s baseline by default, and in production never below it', () => {
+    const baseline = { memoryKib: 19456, passes: 2 };
+    expect(loadConfig({}).passwordHashCost).toEqual(baseline);
+    expect(loadConfig(PRODUCTION).passwordHashCost).toEqual(baseline);
+    const cheap = { PASSWORD_HASH_MEMORY_KIB: '1024', PASSWORD_HASH_PASSES: '1' };
+    expect(loadConfig(cheap).passwordHashCost).toEqual({ memoryKib: 1024, passes: 1 });
+    expect(() => loadConfig({ ...PRODUCTION, ...cheap })).toThrow(/PASSWORD_HASH_MEMORY_KIB must be between 19456/);
+    expect(() => loadConfig({ ...PRODUCTION, PASSWORD_HASH_PASSES: '1' })).toThrow(
+      /PASSWORD_HASH_PASSES must be between 2/,
+    );
+    expect(loadConfig({ ...PRODUCTION, PASSWORD_HASH_MEMORY_KIB: '65536' }).passwordHashCost.memoryKib).toBe(65536);
+  });
+
   it('reads METRICS_TOKEN, unset by default', () => {
     expect(loadConfig({}).metricsToken).toBeUndefined();
     expect(loadConfig({ METRICS_TOKEN: ' scrape-token-0123456789 ' }).metricsToken).toBe('scrape-token-0123456789');

@@ -61,6 +61,11 @@ export interface Config {
   tokenRateLimit: number;
   /** Password hashes per second admitted in all, one source half of them; unset: measured at start-up. */
   passwordChecksPerSecond: number | undefined;
+  /**
+   * argon2id's memory (KiB) and passes for new password hashes; a stored hash keeps the cost it
+   * was made with. Production may only raise OWASP's baseline (19 MiB, 2 passes).
+   */
+  passwordHashCost: { memoryKib: number; passes: number };
   /** libuv's threadpool size (UV_THREADPOOL_SIZE), which file reads and password hashing share. */
   threadpoolSize: number;
   /** Send X-Sql-Statements on every response (per-request query count, for tests and benchmarks). */
@@ -228,6 +233,27 @@ function secret(env: Env, name: string): string | undefined {
   return value;
 }
 
+/** OWASP's baseline for argon2id: 19 MiB and two passes. */
+const PASSWORD_HASH_BASELINE = { memoryKib: 19_456, passes: 2 };
+
+/**
+ * Outside production the cost may go down to argon2's least (the test suites hash thousands of
+ * passwords, each about 50 ms at the baseline); in production only up.
+ */
+function passwordHashCost(env: Env, production: boolean): Config['passwordHashCost'] {
+  const least = production ? PASSWORD_HASH_BASELINE : { memoryKib: 8, passes: 1 };
+  return {
+    memoryKib: integer(
+      env,
+      'PASSWORD_HASH_MEMORY_KIB',
+      PASSWORD_HASH_BASELINE.memoryKib,
+      least.memoryKib,
+      4 * 1024 ** 2,
+    ),
+    passes: integer(env, 'PASSWORD_HASH_PASSES', PASSWORD_HASH_BASELINE.passes, least.passes, 100),
+  };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = oneOf(env, 'NODE_ENV', ['development', 'test', 'production'], 'development');
   const production = nodeEnv === 'production';
@@ -260,6 +286,7 @@ export function loadConfig(env: Env = process.env): Config {
       text(env, 'PASSWORD_CHECKS_PER_SECOND') === undefined
         ? undefined
         : integer(env, 'PASSWORD_CHECKS_PER_SECOND', 0, 1, 100_000),
+    passwordHashCost: passwordHashCost(env, production),
     threadpoolSize: integer(env, 'UV_THREADPOOL_SIZE', 4, 1, 1024),
     sqlStatementHeader:
       text(env, 'SQL_STATEMENT_HEADER') === undefined ? !production : flag(env, 'SQL_STATEMENT_HEADER'),

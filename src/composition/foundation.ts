@@ -4,6 +4,7 @@ import type { Scope } from '../kernel/scope';
 import { AccessPolicy } from '../domains/permissions/access-policy';
 import { clinicControl, clinicGrants } from '../domains/clinics/membership';
 import { PermissionsService } from '../domains/permissions/permissions.service';
+import { setPasswordHashCost } from '../domains/users/password-hash';
 import { UsersService } from '../domains/users/users.service';
 import { ConfirmationStore } from '../domains/confirmations/confirmations.store';
 import type { Orm } from '../infra/database/orm';
@@ -36,6 +37,7 @@ export function foundation({ config, logger, orm }: ServiceDependencies): Founda
   const access = new AccessPolicy([clinicGrants], clinicControl);
   const mailer = createMailer(config, () => orm.em.fork(), logger);
   const confirmations = new ConfirmationStore(mailer.queue, config.confirmationLifetimes);
+  setPasswordHashCost(config.passwordHashCost);
   const users = new UsersService(access);
   const accountsExist = (scope: Scope, ids: readonly string[]) => users.existing(scope, ids);
   const permissions = new PermissionsService(access, accountsExist);

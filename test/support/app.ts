@@ -57,6 +57,9 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     DATABASE_POOL_SIZE: '4',
     // Tests log in many times from one address; the ones about the password budget set their own.
     PASSWORD_CHECKS_PER_SECOND: '10000',
+    // Hashing at OWASP's cost would take about 50 ms of CPU per sign-up and login (docs/security.md).
+    PASSWORD_HASH_MEMORY_KIB: '1024',
+    PASSWORD_HASH_PASSES: '1',
     ...env,
   };
   let config = loadConfig(settings);

@@ -1,7 +1,14 @@
 import fs from 'node:fs/promises';
 import { describe, expect, it } from '@jest/globals';
 import { registry } from '../../infra/metrics';
-import { hashPassword, hashSlots, measureChecksPerSecond, verifyPassword } from './password-hash';
+import {
+  hashPassword,
+  hashSlots,
+  measureChecksPerSecond,
+  setPasswordHashCost,
+  verifyAgainstDecoy,
+  verifyPassword,
+} from './password-hash';
 
 const hashesSoFar = async () => (await registry.getSingleMetric('islet_password_hashes_total')!.get()).values[0].value;
 
@@ -14,6 +21,22 @@ describe('password hashes', () => {
     expect(await verifyPassword('correct-horse', first)).toBe(true);
     expect(await verifyPassword('correct-horsE', first)).toBe(false);
     expect(await verifyPassword('correct-horse', 'not-a-hash')).toBe(false);
+  });
+
+  it('are made at the cost set, and those made at another cost still verify', async () => {
+    const baseline = await hashPassword('correct-horse');
+    setPasswordHashCost({ memoryKib: 1024, passes: 1 });
+    try {
+      const cheaper = await hashPassword('correct-horse');
+      expect(cheaper).toMatch(/^\$argon2id\$v=19\$m=1024,t=1,p=1\$/);
+      expect(await verifyPassword('correct-horse', cheaper)).toBe(true);
+      expect(await verifyPassword('correct-horse', baseline)).toBe(true);
+      expect(await verifyPassword('correct-horsE', baseline)).toBe(false);
+      expect(await verifyAgainstDecoy('correct-horse')).toBe(false);
+    } finally {
+      setPasswordHashCost({ memoryKib: 19456, passes: 2 });
+    }
+    expect(await hashPassword('correct-horse')).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
   });
 
   it('are counted at /metrics, each one computed', async () => {

@@ -6,11 +6,14 @@ import { passwordHashes } from '../../infra/metrics';
 import { ConcurrencyLimit } from '../../kernel/concurrency-limit';
 
 /**
- * argon2id (memory-hard) with OWASP's baseline parameters, stored in PHC string format so the
- * parameters can be raised later without invalidating existing hashes.
+ * argon2id (memory-hard), by default with OWASP's baseline parameters, stored in PHC string
+ * format so the parameters can be changed (PASSWORD_HASH_MEMORY_KIB, PASSWORD_HASH_PASSES)
+ * without invalidating existing hashes.
  */
 const derive = promisify(argon2);
-const PARAMETERS: Argon2Cost = { memory: 19456, passes: 2, parallelism: 1 };
+let parameters: Argon2Cost = { memory: 19456, passes: 2, parallelism: 1 };
+/** A hash of a random password at the current cost, checked when an account does not exist. */
+let decoy: Promise<string> | undefined;
 const TAG_LENGTH = 32;
 
 interface Argon2Cost {
@@ -39,6 +42,14 @@ export function limitConcurrentHashes(threadpoolSize: number): void {
   hashing.resize(hashSlots(threadpoolSize));
 }
 
+/** The cost of the hashes made from now on, one per process as the hashing slots. */
+export function setPasswordHashCost({ memoryKib, passes }: { memoryKib: number; passes: number }): void {
+  if (memoryKib === parameters.memory && passes === parameters.passes) return;
+  parameters = { memory: memoryKib, passes, parallelism: 1 };
+  // A decoy check must cost what a real one does.
+  decoy = undefined;
+}
+
 async function tag(password: string, salt: Buffer, params: Argon2Cost): Promise<Buffer> {
   return hashing.run(() => {
     passwordHashes.inc();
@@ -48,8 +59,9 @@ async function tag(password: string, salt: Buffer, params: Argon2Cost): Promise<
 
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
-  const hash = await tag(password, salt, PARAMETERS);
-  const { memory, passes, parallelism } = PARAMETERS;
+  const used = parameters;
+  const hash = await tag(password, salt, used);
+  const { memory, passes, parallelism } = used;
   return `$argon2id$v=19$m=${memory},t=${passes},p=${parallelism}$${salt.toString('base64url')}$${hash.toString('base64url')}`;
 }
 
@@ -65,7 +77,6 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return actual.length === wanted.length && timingSafeEqual(actual, wanted);
 }
 
-let decoy: Promise<string> | undefined;
 const decoyHash = () => (decoy ??= hashPassword(randomBytes(12).toString('base64url')));
 
 /** Spends the same time as a real check, so a missing account is not revealed by timing. */

@@ -9,6 +9,12 @@ const REDIRECT = 'http://127.0.0.1:9/callback';
 const basic = (login: string, password: string) => ({
   authorization: `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`,
 });
+/**
+ * Hashes cost what they cost in production (the suites hash cheaply, test/support/app.ts): a
+ * flood must still be waiting on its first hashes when the budget refuses the rest, rather than
+ * reach the lockout after a few fast failures.
+ */
+const PRODUCTION_COST = { PASSWORD_HASH_MEMORY_KIB: '19456', PASSWORD_HASH_PASSES: '2' };
 const from = (source: string) => ({ 'x-forwarded-for': source });
 
 /** argon2id hashes the service has computed so far, as /metrics counts them. */
@@ -41,7 +47,7 @@ describe('a flood of wrong passwords from one source', () => {
 
   beforeAll(async () => {
     // 10 hashes a second in all, one source 5 of them.
-    app = await startTestApp({ TRUST_PROXY: 'true', PASSWORD_CHECKS_PER_SECOND: '10' });
+    app = await startTestApp({ ...PRODUCTION_COST, TRUST_PROXY: 'true', PASSWORD_CHECKS_PER_SECOND: '10' });
     victim = await signUp(app, 'victim');
     bystander = await signUp(app, 'bystander');
   });
@@ -72,7 +78,7 @@ describe('every place a password is hashed draws on the budget', () => {
 
   beforeAll(async () => {
     // One hash a second per source: the second attempt at once from a source is refused.
-    app = await startTestApp({ TRUST_PROXY: 'true', PASSWORD_CHECKS_PER_SECOND: '2' });
+    app = await startTestApp({ ...PRODUCTION_COST, TRUST_PROXY: 'true', PASSWORD_CHECKS_PER_SECOND: '2' });
     account = await signUp(app, 'member');
   });
   afterAll(() => app?.stop());
@@ -154,7 +160,7 @@ describe('a locked-out source', () => {
   let app: TestApp;
 
   beforeAll(async () => {
-    app = await startTestApp({ TRUST_PROXY: 'true' });
+    app = await startTestApp({ ...PRODUCTION_COST, TRUST_PROXY: 'true' });
   });
   afterAll(() => app?.stop());
 
@@ -171,7 +177,7 @@ describe('a locked-out source', () => {
 
 describe('the budget’s size', () => {
   it('is measured at start-up when PASSWORD_CHECKS_PER_SECOND is not set, and shown at /metrics', async () => {
-    const app = await startTestApp({ PASSWORD_CHECKS_PER_SECOND: '' });
+    const app = await startTestApp({ ...PRODUCTION_COST, PASSWORD_CHECKS_PER_SECOND: '' });
     try {
       const metrics = await call(app.url, '/metrics');
       const perSecond = Number(/^islet_password_budget_per_second (\S+)$/m.exec(metrics.text)![1]);

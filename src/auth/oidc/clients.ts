@@ -170,39 +170,50 @@ function toMetadata(definition: ClientDefinition): Record<string, unknown> {
   };
 }
 
+/** The rows of `definitions` as one JSON parameter, read back with jsonb_to_recordset. */
+const clientRows = (definitions: ClientDefinition[]) =>
+  JSON.stringify(definitions.map((definition) => ({ id: definition.client_id, payload: toMetadata(definition) })));
+const CLIENT_ROWS = `select ?, 'Client', row.id, row.payload from jsonb_to_recordset(?::jsonb) as row(id text, payload jsonb)`;
+
 /**
- * Stores the realm's clients (replacing earlier versions) where oidc-provider looks them up. A
- * `keep_stored_secret` client keeps the secret already stored, in one statement, so instances
- * starting together agree on the first one; the answer lists those whose stored secret is not
- * the definition's.
+ * Stores the realm's clients (replacing earlier versions) where oidc-provider looks them up, in
+ * at most two statements (a start registers every realm's, and each statement outside a
+ * transaction is a commit). A `keep_stored_secret` client keeps the secret already stored, in
+ * one statement, so instances starting together agree on the first one; the answer lists those
+ * whose stored secret is not the definition's.
  */
 export async function registerClients(orm: Orm, realm: Realm, definitions: ClientDefinition[]): Promise<string[]> {
   // Outside any transaction, as oidc-provider's own storage (postgres-adapter.ts).
   const sql = sqlOutsideTransactions(orm);
-  const differing: string[] = [];
-  for (const definition of definitions) {
-    const payload = JSON.stringify(toMetadata(definition));
-    if (!definition.keep_stored_secret || definition.client_secret === undefined) {
-      await sql.run(
-        `insert into oidc_records (realm, model, id, payload) values (?, 'Client', ?, ?)
-         on conflict (realm, model, id) do update set payload = excluded.payload`,
-        [realm, definition.client_id, payload],
-      );
-      continue;
-    }
-    const [stored] = await sql.rows<{ secret: string | null }>(
-      `insert into oidc_records (realm, model, id, payload) values (?, 'Client', ?, ?)
-       on conflict (realm, model, id) do update set payload = case
-         when oidc_records.payload->>'client_secret' is null then excluded.payload
-         else jsonb_set(excluded.payload, '{client_secret}', oidc_records.payload->'client_secret') end
-       returning payload->>'client_secret' as secret`,
-      [realm, definition.client_id, payload],
+  const keepsStored = (definition: ClientDefinition) =>
+    definition.keep_stored_secret === true && definition.client_secret !== undefined;
+  // One row per client, the last definition winning, as when each was stored in turn.
+  const latest = [...new Map(definitions.map((definition) => [definition.client_id, definition])).values()];
+  const replaced = latest.filter((definition) => !keepsStored(definition));
+  const kept = latest.filter(keepsStored);
+  if (replaced.length) {
+    await sql.run(
+      `insert into oidc_records (realm, model, id, payload) ${CLIENT_ROWS}
+       on conflict (realm, model, id) do update set payload = excluded.payload`,
+      [realm, clientRows(replaced)],
     );
-    if (!stored?.secret || !verifyClientSecret(definition.client_secret, stored.secret)) {
-      differing.push(definition.client_id);
-    }
   }
-  return differing;
+  if (!kept.length) return [];
+  const stored = await sql.rows<{ id: string; secret: string | null }>(
+    `insert into oidc_records (realm, model, id, payload) ${CLIENT_ROWS}
+     on conflict (realm, model, id) do update set payload = case
+       when oidc_records.payload->>'client_secret' is null then excluded.payload
+       else jsonb_set(excluded.payload, '{client_secret}', oidc_records.payload->'client_secret') end
+     returning id, payload->>'client_secret' as secret`,
+    [realm, clientRows(kept)],
+  );
+  const secrets = new Map(stored.map((row) => [row.id, row.secret]));
+  return kept
+    .filter((definition) => {
+      const secret = secrets.get(definition.client_id);
+      return !secret || !verifyClientSecret(definition.client_secret!, secret);
+    })
+    .map((definition) => definition.client_id);
 }
 
 /**

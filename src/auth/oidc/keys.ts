@@ -69,16 +69,19 @@ export async function pruneRetiredKeys(orm: Orm, realm: string, keepSeconds: num
 export async function loadRealmKeys(orm: Orm, realm: string): Promise<RealmKeyMaterial> {
   const read = () => orm.em.fork().find(RealmKeySchema, { realm }, { orderBy: { createdAt: 'desc' } });
   let rows = await read();
-  if (!rows.some((row) => row.use === 'sig' && row.retiredAt === null)) {
+  const missingSigningKey = !rows.some((row) => row.use === 'sig' && row.retiredAt === null);
+  const missingCookieKey = !rows.some((row) => row.use === 'cookie');
+  if (missingSigningKey) {
     const key = newSigningKey();
     await insertKey(orm, realm, 'sig', key.kid!, key as Record<string, unknown>);
   }
-  if (!rows.some((row) => row.use === 'cookie')) {
+  if (missingCookieKey) {
     await insertKey(orm, realm, 'cookie', `cookie-${randomBytes(6).toString('hex')}`, {
       secret: randomBytes(32).toString('base64url'),
     });
   }
-  rows = await read();
+  // Read again only after inserting: another instance starting at once may have inserted too.
+  if (missingSigningKey || missingCookieKey) rows = await read();
   const active = (row: RealmKey) => (row.retiredAt === null ? 0 : 1);
   const signing = rows
     .filter((row) => row.use === 'sig')

@@ -90,6 +90,7 @@ export default {
   testTimeout: 30000,
   // One worker per core: jest's default leaves one idle, which on 2 cores ran files one at a time.
   maxWorkers: '100%',
+  testSequencer: '<rootDir>/test/sequencer.mjs',
   projects: [
     { ...shared, displayName: 'unit', testRegex: unit.map(escape) },
     {

@@ -1,24 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/database';
-import { entities } from '../../entities';
-import { openDatabase, type Orm } from '../../infra/database/orm';
+import { describe, expect, it } from '@jest/globals';
+import { useTestOrm } from '../../../test/support/test-orm';
 import { sqlOf } from '../../infra/database/sql-runner';
 import { developmentClient, registerClients, type ClientDefinition } from './clients';
 
-let database: TestDatabase;
-let orm: Orm;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  orm = await openDatabase(database.url, entities, 2);
-});
-afterAll(async () => {
-  await orm?.close();
-  await database?.release();
-});
+const tested = useTestOrm();
 
 const stored = async (id: string) => {
-  const [row] = await sqlOf(orm.em.fork()).rows<{ payload: Record<string, unknown> }>(
+  const [row] = await sqlOf(tested.orm.em.fork()).rows<{ payload: Record<string, unknown> }>(
     `select payload from oidc_records where realm = 'qa1' and model = 'Client' and id = ?`,
     [id],
   );
@@ -30,16 +18,20 @@ const client = (id: string, grant: string): ClientDefinition => ({ client_id: id
 describe('registering clients', () => {
   it('stores each client once, the last of several definitions of one id winning', async () => {
     const definitions = [client('twice', 'client_credentials'), client('once', 'refresh_token')];
-    expect(await registerClients(orm, 'qa1', [...definitions, client('twice', 'authorization_code')])).toEqual([]);
+    expect(await registerClients(tested.orm, 'qa1', [...definitions, client('twice', 'authorization_code')])).toEqual(
+      [],
+    );
     expect(await stored('twice')).toMatchObject({ grant_types: ['authorization_code'], response_types: ['code'] });
     expect(await stored('once')).toMatchObject({ grant_types: ['refresh_token'] });
   });
 
   it('keeps a secret stored first, and names the client whose own secret then differs', async () => {
-    expect(await registerClients(orm, 'qa1', [developmentClient('first-secret-0123456789')])).toEqual([]);
+    expect(await registerClients(tested.orm, 'qa1', [developmentClient('first-secret-0123456789')])).toEqual([]);
     const first = await stored('islet-dev');
-    expect(await registerClients(orm, 'qa1', [developmentClient('other-secret-0123456789')])).toEqual(['islet-dev']);
+    expect(await registerClients(tested.orm, 'qa1', [developmentClient('other-secret-0123456789')])).toEqual([
+      'islet-dev',
+    ]);
     expect((await stored('islet-dev'))!.client_secret).toBe(first!.client_secret);
-    expect(await registerClients(orm, 'qa1', [developmentClient('first-secret-0123456789')])).toEqual([]);
+    expect(await registerClients(tested.orm, 'qa1', [developmentClient('first-secret-0123456789')])).toEqual([]);
   });
 });

@@ -1,8 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/database';
+import { describe, expect, it } from '@jest/globals';
+import { useTestOrm } from '../../../test/support/test-orm';
 import { eventually } from '../../../test/support/eventually';
-import { entities } from '../../entities';
-import { openDatabase, type Orm } from '../../infra/database/orm';
 import { createLogger } from '../../infra/logger';
 import { ENTRY_SLOTS, GroupedEntryWriter, recordsOf, type ExistingAccounts, type RecordRow } from './access-log.writer';
 import { accessLogEntriesLost } from '../../infra/metrics';
@@ -14,18 +12,8 @@ import { ANONYMOUS } from '../../kernel/principal';
  * while the service runs, readers see what was handed over before, and a database that cannot
  * be reached only delays the entries.
  */
-let database: TestDatabase;
-let orm: Orm;
 
-beforeAll(async () => {
-  database = await createTestDatabase();
-  orm = await openDatabase(database.url, entities, 2);
-});
-
-afterAll(async () => {
-  await orm?.close();
-  await database?.release();
-});
+const tested = useTestOrm();
 
 /** The records name made-up accounts: every subject counts as one, unless a test says otherwise. */
 const everyAccount: ExistingAccounts = async (_em, ids) => new Set(ids);
@@ -45,7 +33,7 @@ const entry = (subject: string, operation: string): RecordRow => ({
 
 /** A subject's entries as the log reads them: each with its record's columns and its own object ids. */
 const entriesOf = (subject: string) =>
-  database.query(
+  tested.database.query(
     `select r.at, s.subject_id, r.actor_user_id, r.actor_is_server, r.client_id, r.clinic_id, r.operation,
             s.object_ids::text[] as object_ids, r.outcome, r.request_id
        from access_log_records r, unnest(r.subject_ids, r.object_ids) with ordinality as s(subject_id, object_ids, position)
@@ -76,7 +64,7 @@ async function lost(reason: string): Promise<number> {
 
 describe('the read entries’ writer', () => {
   it('a flush returns once every entry handed over before it is written, in order', async () => {
-    const writer = new GroupedEntryWriter(() => orm.em.fork(), createLogger('silent'), everyAccount);
+    const writer = new GroupedEntryWriter(() => tested.orm.em.fork(), createLogger('silent'), everyAccount);
     const handedOver = Array.from({ length: 30 }, (_, index) => writer.write([entry('subject01', `read-${index}`)]));
     await Promise.all(handedOver);
     await writer.flush();
@@ -84,14 +72,14 @@ describe('the read entries’ writer', () => {
   });
 
   it('writes entries handed over one after another in one INSERT, without being asked to', async () => {
-    const writer = new GroupedEntryWriter(() => orm.em.fork(), createLogger('silent'), everyAccount);
+    const writer = new GroupedEntryWriter(() => tested.orm.em.fork(), createLogger('silent'), everyAccount);
     // Handed over one after another (the first would otherwise start its INSERT at once).
     for (const index of [0, 1, 2]) void writer.write([entry('subject06', `read-${index}`)]);
     // No flush: the writer writes on its own, and each INSERT is one transaction (one xmin).
     let rows: Record<string, unknown>[] = [];
     await eventually(
       async () => {
-        rows = await database.query(
+        rows = await tested.database.query(
           "select xmin::text as tx from access_log_records where subject_ids = '{subject06}'",
         );
         return rows.length === 3;
@@ -103,7 +91,7 @@ describe('the read entries’ writer', () => {
   });
 
   it('keeps every column of every record as handed over, nulls, quotes and object ids of any number included', async () => {
-    const writer = new GroupedEntryWriter(() => orm.em.fork(), createLogger('silent'), everyAccount);
+    const writer = new GroupedEntryWriter(() => tested.orm.em.fork(), createLogger('silent'), everyAccount);
     const records: RecordRow[] = [
       { ...entry('subject05', 'GET /v1/users/:userId'), object_ids: [['a,b', '{"c"}', 'back\\slash', 'NULL']] },
       { ...entry('subject05', 'readBlob'), actor_user_id: null, actor_is_server: true, client_id: null },
@@ -120,7 +108,7 @@ describe('the read entries’ writer', () => {
   });
 
   it('gives each account of a record its own entry, with its own object ids, in order', async () => {
-    const writer = new GroupedEntryWriter(() => orm.em.fork(), createLogger('silent'), everyAccount);
+    const writer = new GroupedEntryWriter(() => tested.orm.em.fork(), createLogger('silent'), everyAccount);
     await writer.write([
       {
         ...entry('subject07', 'blobs'),
@@ -134,7 +122,7 @@ describe('the read entries’ writer', () => {
   });
 
   it('notes each account’s hours in access_log_hours, once per hour and account, by the hour of each record', async () => {
-    const writer = new GroupedEntryWriter(() => orm.em.fork(), createLogger('silent'), everyAccount);
+    const writer = new GroupedEntryWriter(() => tested.orm.em.fork(), createLogger('silent'), everyAccount);
     const on = (at: string, subjects: string[]): RecordRow => ({
       ...entry(subjects[0]!, 'users'),
       at: new Date(at),
@@ -145,7 +133,7 @@ describe('the read entries’ writer', () => {
     await writer.flush();
     await writer.write([on('2026-11-24T10:00:00.000Z', ['subject09']), on('2026-11-24T09:00:00Z', ['subject09'])]);
     await writer.flush();
-    const hours = await database.query(
+    const hours = await tested.database.query(
       `select subject_id, hour from access_log_hours where subject_id in ('subject09', 'subject10') order by subject_id, hour`,
     );
     const nine = Date.UTC(2026, 10, 24, 9) / 3_600_000;
@@ -157,27 +145,29 @@ describe('the read entries’ writer', () => {
   });
 
   it('clears an hour’s stored counts when a record of that hour comes late', async () => {
-    const writer = new GroupedEntryWriter(() => orm.em.fork(), createLogger('silent'), everyAccount);
+    const writer = new GroupedEntryWriter(() => tested.orm.em.fork(), createLogger('silent'), everyAccount);
     const late = { ...entry('subject11', 'late'), at: new Date('2026-11-20T08:30:00Z') };
     await writer.write([late]);
     await writer.flush();
-    await database.query(`update access_log_hours set allowed = 1, refused = 0 where subject_id = 'subject11'`);
+    await tested.database.query(`update access_log_hours set allowed = 1, refused = 0 where subject_id = 'subject11'`);
     await writer.write([late]);
     await writer.flush();
-    const [hour] = await database.query(`select allowed, refused from access_log_hours where subject_id = 'subject11'`);
+    const [hour] = await tested.database.query(
+      `select allowed, refused from access_log_hours where subject_id = 'subject11'`,
+    );
     expect(hour).toEqual({ allowed: null, refused: null });
   });
 
   it('answers at once while the database cannot be reached, and writes the entries once it can', async () => {
     const { logger, told } = keepingLogger();
-    const writer = new GroupedEntryWriter(() => orm.em.fork(), logger, everyAccount);
-    await database.setAvailable(false);
+    const writer = new GroupedEntryWriter(() => tested.orm.em.fork(), logger, everyAccount);
+    await tested.database.setAvailable(false);
     try {
       await writer.write([entry('subject02', 'during-outage')]);
       await eventually(async () => told.length > 0, 'the writer warns that entries wait', 5_000);
       expect(told[0]).toBe('warn: access log entries wait for the database');
     } finally {
-      await database.setAvailable(true);
+      await tested.database.setAvailable(true);
     }
     await writer.flush();
     expect(await operationsOf('subject02')).toEqual(['during-outage']);
@@ -185,7 +175,7 @@ describe('the read entries’ writer', () => {
 
   it('halves a batch PostgreSQL refuses until the entry it refuses stands alone: every other entry is kept', async () => {
     const { logger, told, errorFields } = keepingLogger();
-    const writer = new GroupedEntryWriter(() => orm.em.fork(), logger, everyAccount);
+    const writer = new GroupedEntryWriter(() => tested.orm.em.fork(), logger, everyAccount);
     const lostBefore = await lost('refused');
     // One handing over, so one batch: without halving, the two refused entries took the other four down.
     await writer.write([
@@ -218,7 +208,7 @@ describe('the read entries’ writer', () => {
       asked.push([...ids]);
       return new Set(ids.filter((id) => id === onlyAccount));
     };
-    const writer = new GroupedEntryWriter(() => orm.em.fork(), createLogger('silent'), existing);
+    const writer = new GroupedEntryWriter(() => tested.orm.em.fork(), createLogger('silent'), existing);
     const now = {
       ...entry(onlyAccount, 'now'),
       at: new Date(),
@@ -229,7 +219,7 @@ describe('the read entries’ writer', () => {
     await writer.flush();
     await writer.write([{ ...now, request_id: 'second' }]);
     await writer.flush();
-    const rows = await database.query(
+    const rows = await tested.database.query(
       `select request_id, subject_ids from access_log_records where request_id in ('first', 'second') order by id`,
     );
     expect(rows).toEqual([
@@ -240,14 +230,14 @@ describe('the read entries’ writer', () => {
   });
 
   it('stopping writes what is queued, and says what it had to give up', async () => {
-    const writer = new GroupedEntryWriter(() => orm.em.fork(), createLogger('silent'), everyAccount);
+    const writer = new GroupedEntryWriter(() => tested.orm.em.fork(), createLogger('silent'), everyAccount);
     void writer.write([entry('subject03', 'before-stop')]);
     await writer.close(10_000);
     expect(await operationsOf('subject03')).toEqual(['before-stop']);
 
     const { logger, told } = keepingLogger();
-    const stranded = new GroupedEntryWriter(() => orm.em.fork(), logger, everyAccount);
-    await database.setAvailable(false);
+    const stranded = new GroupedEntryWriter(() => tested.orm.em.fork(), logger, everyAccount);
+    await tested.database.setAvailable(false);
     try {
       void stranded.write([entry('subject04', 'never-written')]);
       const lostBefore = await lost('shutdown');
@@ -255,7 +245,7 @@ describe('the read entries’ writer', () => {
       expect(told).toContain('error: access log entries were lost at shutdown');
       expect(await lost('shutdown')).toBe(lostBefore + 1);
     } finally {
-      await database.setAvailable(true);
+      await tested.database.setAvailable(true);
     }
   });
 });

@@ -1,15 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/database';
-import { entities } from '../../entities';
-import { openDatabase, type Orm } from '../../infra/database/orm';
+import { useTestOrm } from '../../../test/support/test-orm';
 import type { Mail, MailQueue } from '../../infra/mail/mail';
 import { hashConfirmationKey, newConfirmationKey } from './confirmation-keys';
 import type { ConfirmationType } from './confirmation.entity';
 import { ConfirmationStore, type NewConfirmation } from './confirmations.store';
 
-let database: TestDatabase;
-let orm: Orm;
 const sent: Mail[] = [];
 const queue: MailQueue = {
   enqueue: async (_em, mail) => {
@@ -18,21 +14,14 @@ const queue: MailQueue = {
 };
 const store = () => new ConfirmationStore(queue, { signup: 7 * 24 * 3600, passwordReset: 3600, invitation: 600 });
 
-beforeAll(async () => {
-  database = await createTestDatabase();
-  orm = await openDatabase(database.url, entities, 2);
-});
-afterAll(async () => {
-  await orm?.close();
-  await database?.release();
-});
+const tested = useTestOrm();
 
 let counter = 0;
 const nextEmail = () => `Person${++counter}@Example.test`;
 
 async function create(input: Partial<NewConfirmation> = {}) {
   const email = input.email ?? nextEmail();
-  return orm.em
+  return tested.orm.em
     .fork()
     .transactional((tx) =>
       store().create(
@@ -45,7 +34,7 @@ async function create(input: Partial<NewConfirmation> = {}) {
 }
 
 const complete = (types: readonly ConfirmationType[], key: unknown) =>
-  orm.em.fork().transactional((tx: EntityManager) => store().complete(tx, types, key));
+  tested.orm.em.fork().transactional((tx: EntityManager) => store().complete(tx, types, key));
 
 const failure = (promise: Promise<unknown>) =>
   promise.then(
@@ -61,7 +50,7 @@ describe('confirmation keys', () => {
 
     const { key, confirmation } = await create();
     expect(sent.at(-1)!.text).toContain(key);
-    const [row] = await database.query('select * from confirmations where id = $1', [confirmation.id]);
+    const [row] = await tested.database.query('select * from confirmations where id = $1', [confirmation.id]);
     expect(row!.key_hash).toBe(hashConfirmationKey(key));
     expect(JSON.stringify(row)).not.toContain(key);
   });
@@ -80,7 +69,7 @@ describe('a confirmation', () => {
   it('is not written, nor its mail kept, when the action that needs it rolls back', async () => {
     const email = nextEmail();
     await expect(
-      orm.em.fork().transactional(async (tx) => {
+      tested.orm.em.fork().transactional(async (tx) => {
         await store().create(
           tx,
           { type: 'signup_confirmation', email, creatorId: null, userId: null },
@@ -90,7 +79,9 @@ describe('a confirmation', () => {
         throw new Error('the action failed');
       }),
     ).rejects.toThrow('the action failed');
-    expect(await database.query('select 1 from confirmations where email = $1', [email.toLowerCase()])).toEqual([]);
+    expect(await tested.database.query('select 1 from confirmations where email = $1', [email.toLowerCase()])).toEqual(
+      [],
+    );
   });
 
   it('is completed once: the same key again is refused as used (409)', async () => {
@@ -120,13 +111,13 @@ describe('a confirmation', () => {
 
   it('is refused once expired (404, saying so), and stays pending', async () => {
     const { key, confirmation } = await create();
-    await database.query(`update confirmations set expires_at = now() - interval '1 second' where id = $1`, [
+    await tested.database.query(`update confirmations set expires_at = now() - interval '1 second' where id = $1`, [
       confirmation.id,
     ]);
     expect(await failure(complete(['signup_confirmation'], key))).toBe(
       'NOT_FOUND: This confirmation has expired; ask for a new one',
     );
-    const [row] = await database.query('select status from confirmations where id = $1', [confirmation.id]);
+    const [row] = await tested.database.query('select status from confirmations where id = $1', [confirmation.id]);
     expect(row!.status).toBe('pending');
   });
 
@@ -134,7 +125,7 @@ describe('a confirmation', () => {
     const email = nextEmail();
     const old = await create({ email, userId: 'b1b1b1b1b1' });
     const reset = await create({ email, userId: 'b1b1b1b1b1', type: 'password_reset' });
-    const canceled = await orm.em
+    const canceled = await tested.orm.em
       .fork()
       .transactional((tx) => store().cancelPending(tx, 'signup_confirmation', { userId: 'b1b1b1b1b1' }));
     expect(canceled).toBe(1);
@@ -149,7 +140,7 @@ describe('a confirmation', () => {
     const first = await create({ email, type: 'careteam_invitation', creatorId: 'c2c2c2c2c2', userId: null });
     const second = await create({ email, type: 'careteam_invitation', creatorId: 'c2c2c2c2c2', userId: null });
     await create({ email, type: 'signup_confirmation', creatorId: 'c2c2c2c2c2' });
-    const em = orm.em.fork();
+    const em = tested.orm.em.fork();
     const ids = async (filter: Parameters<ConfirmationStore['list']>[1]) =>
       (await store().list(em, filter)).map((found) => found.id);
     expect(await ids({ types: ['careteam_invitation'], creatorId: 'c2c2c2c2c2' })).toEqual([

@@ -9,6 +9,7 @@ import {
   findNul,
   findLongList,
   findNulInVariables,
+  mayHoldNul,
   longListInVariables,
   MAX_EMAILS,
   MAX_LIST_ENTRIES,
@@ -129,6 +130,20 @@ describe('NUL characters', () => {
         })(),
       }),
     ).toBeUndefined();
+  });
+
+  it('tells from a JSON text alone when no NUL can be in it', () => {
+    const withNul = JSON.stringify([{ message: 'a\u0000b' }]);
+    expect(mayHoldNul(withNul)).toBe(true);
+    expect(findNul(JSON.parse(withNul))).toBe('[0].message');
+    expect(mayHoldNul(JSON.stringify({ ['k\u0000']: 1 }))).toBe(true);
+    expect(mayHoldNul(JSON.stringify([{ message: 'ab', time: '2024-01-02T03:04:05Z' }]))).toBe(false);
+    // JSON refuses a raw NUL, so the escape is the only way one arrives.
+    expect(() => JSON.parse('["a\u0000"]')).toThrow(SyntaxError);
+    // An escaped backslash before u0000 is no NUL: the text only gets the full check.
+    const backslash = JSON.stringify(['\\u0000']);
+    expect(mayHoldNul(backslash)).toBe(true);
+    expect(findNul(JSON.parse(backslash))).toBeUndefined();
   });
 
   it('names a variable field as the services do', () => {

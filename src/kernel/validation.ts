@@ -126,6 +126,13 @@ export const NUL = '\u0000';
 
 export const nulRefused = (field: string) => invalid(`${field} must not contain NUL characters`, field);
 
+/**
+ * Whether a JSON text may hold a NUL once parsed: JSON has no raw control characters in strings,
+ * so a NUL arrives only as the escape `\u0000`. An escaped backslash before `u0000` only costs the
+ * full check (findNul).
+ */
+export const mayHoldNul = (json: string): boolean => json.includes('\\u0000');
+
 /** Objects as JSON, query-string and GraphQL parsers make them (some without a prototype). */
 const isPlainObject = (value: unknown): value is Record<string, unknown> => {
   if (value === null || typeof value !== 'object') return false;

@@ -1,10 +1,11 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database';
 import { entities } from '../../entities';
 import { openDatabase, schemaDrift, type Orm } from '../../infra/database/orm';
-import { DEDUPLICATORS, type DeduplicatorName } from './dataset-fields';
+import { DEDUPLICATORS, type Deduplication, type DeduplicatorName } from './dataset-fields';
 import { deduplicationKey } from './deduplication';
-import { parseGlucoseRecord } from './glucose-record';
+import { parseGlucoseRecord, type GlucoseRecord } from './glucose-record';
 import { hexIds } from '../../kernel/ids';
 import { dropCopies, insertReadings, storeShapes } from './reading-upload.repository';
 import { shapeReadings } from './reading-shape';
@@ -77,6 +78,18 @@ const OLD_READINGS = `select ${OLD_COLUMNS.replace('fields', 'fields::text')} fr
 let before: Record<string, unknown>[];
 
 /** The readings of every dataset, as the upload of the time stored them. */
+/**
+ * The key the old layout stored per reading (its unique key): Tidepool's hash of user, upload or
+ * device, time, type, units and value, as the migration's down() computes it again.
+ */
+function oldLayoutKey(record: GlucoseRecord, datasetId: string, deviceId: string | null, mode: Deduplication) {
+  if (mode === 'none') return null;
+  if (mode === 'origin') return record.originId;
+  const source = mode === 'dataset-hash' ? datasetId : (record.deviceId ?? deviceId ?? '');
+  const parts = [USER, source, record.time.toISOString(), record.type, 'mmol/L', record.value];
+  return createHash('sha256').update(parts.join('|')).digest('base64');
+}
+
 async function oldRows(): Promise<void> {
   for (const [datasetId, deduplicator, deviceId] of DATASETS) {
     await database.query(
@@ -87,7 +100,7 @@ async function oldRows(): Promise<void> {
     for (const [index, input] of RECORDS.entries()) {
       const record = parseGlucoseRecord({ ...input, id: index === 2 ? idOf(datasetId, index) : undefined }, index);
       const { id: _id, deviceId: _deviceId, ...fields } = record.fields;
-      const key = deduplicationKey(record, { userId: USER, datasetId, deviceId }, DEDUPLICATORS[deduplicator]);
+      const key = oldLayoutKey(record, datasetId, deviceId, DEDUPLICATORS[deduplicator]);
       await database.query(
         `insert into glucose_readings (${OLD_COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, now())`,
         [

@@ -46,7 +46,7 @@ describe('deduplication keys', () => {
   const reading = (value: number, extra: object = {}) =>
     parseGlucoseRecord({ type: 'cbg', time: '2024-01-01T00:00:00Z', value, units: 'mg/dL', ...extra }, 0);
 
-  it('hashes the same reading to the same key, and a different value to another', () => {
+  it('keys the same reading alike, and a different value, type, time or source apart', () => {
     const key = deduplicationKey(reading(120), dataset, 'dataset-hash');
     expect(key).toBe(deduplicationKey(reading(120), dataset, 'dataset-hash'));
     expect(key).not.toBe(deduplicationKey(reading(121), dataset, 'dataset-hash'));
@@ -55,6 +55,14 @@ describe('deduplication keys', () => {
       deduplicationKey(reading(120), dataset, 'device-hash'),
     );
     expect(deduplicationKey(reading(120), dataset, 'none')).toBeNull();
+    const smbg = parseGlucoseRecord({ type: 'smbg', time: '2024-01-01T00:00:00Z', value: 120, units: 'mg/dL' }, 0);
+    expect(deduplicationKey(smbg, dataset, 'dataset-hash')).not.toBe(key);
+    expect(deduplicationKey(reading(120, { time: '2024-01-01T00:00:00.001Z' }), dataset, 'dataset-hash')).not.toBe(key);
+    // A device id may hold the separator; it comes last, so it cannot pass for another part.
+    const onDevice = (deviceId: string, value: number) =>
+      deduplicationKey(reading(value, { deviceId }), dataset, 'device-hash');
+    expect(onDevice('pump|1', 120)).not.toBe(onDevice('pump', 120));
+    expect(onDevice('pump|1', 120)).toBe(onDevice('pump|1', 120));
   });
 
   it('keys by origin id, and keeps the last of a request’s duplicates', () => {

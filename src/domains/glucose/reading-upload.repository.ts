@@ -154,7 +154,11 @@ export async function insertReadings(
  * is then told from the reading it repeats. An upload's records have distinct hash keys, so its
  * own readings are never hash copies of each other. The user's readings in the upload's time
  * span are read once, on the index's range, and counted by key (a join or EXISTS between them
- * compared every pair: 300 ms for 1,000 records). Returns how many were removed.
+ * compared every pair: 300 ms for 1,000 records). An upload whose span holds no reading but its
+ * own, and that repeats no sent (time, id), has no copies: that is checked first, by the first
+ * reading of another transaction in the span, and the span is then not read at all (most uploads
+ * bring new readings; reading and ranking their span was a third of the database's work for
+ * them). Returns how many were removed.
  */
 export async function dropCopies(
   tx: EntityManager,
@@ -167,12 +171,13 @@ export async function dropCopies(
   // user holds, and an upload of such records alone has no copies but the hash deduplicators'.
   if (!hashed && !records.some((record) => record.fields.id !== undefined)) return 0;
   const times = records.map((record) => record.time.getTime());
+  const sentTwice = repeatsSentId(records);
   // Readings of other datasets find no shape in the join, so no type: they share no hash key
   // with the upload's.
   const hash = hashed
     ? {
-        columns: `, r.value, s.type, coalesce(s.device_id, $5, '') as device`,
-        shapes: 'left join glucose_reading_shapes s on s.id = r.shape and s.dataset_id = $4',
+        columns: `, r.value, s.type, coalesce(s.device_id, $6, '') as device`,
+        shapes: 'left join glucose_reading_shapes s on s.id = r.shape and s.dataset_id = $5',
         copy: `uploaded and count(*) over (partition by time, value, type${mode === 'device-hash' ? ', device' : ''}) > 1`,
       }
     : { columns: '', shapes: '', copy: 'false' };
@@ -180,7 +185,11 @@ export async function dropCopies(
     `with span as materialized (
        select r.ctid, r.xmin = pg_current_xact_id()::xid as uploaded, r.time, r.id${hash.columns}
          from glucose_readings r ${hash.shapes}
-        where ${OF_USER_AT('$1', 'r.user_id')} and r.time >= $2::timestamptz and r.time <= $3::timestamptz),
+        where ${OF_USER_AT('$1', 'r.user_id')} and r.time >= $2::timestamptz and r.time <= $3::timestamptz
+          and ($4::bool or exists (
+                select from glucose_readings o
+                 where ${OF_USER_AT('$1', 'o.user_id')} and o.time >= $2::timestamptz and o.time <= $3::timestamptz
+                   and o.xmin <> pg_current_xact_id()::xid))),
      copies as (
        select ctid from (
          select ctid, uploaded, copy, row_number() over (partition by time, id order by copy, uploaded, ctid) as nth
@@ -192,6 +201,7 @@ export async function dropCopies(
       dataset.userId,
       new Date(Math.min(...times)).toISOString(),
       new Date(Math.max(...times)).toISOString(),
+      sentTwice,
       ...(hashed ? [dataset.id, mode === 'device-hash' ? (dataset.deviceId ?? null) : null] : []),
     ],
   );
@@ -204,3 +214,16 @@ export async function dropCopies(
  * thousand records' upload a millisecond and its garbage.
  */
 const plainLiteral = (values: readonly (string | number)[]) => `{${values.join(',')}}`;
+
+/** Whether two of the records carry the same sent id at the same instant. */
+function repeatsSentId(records: readonly GlucoseRecord[]): boolean {
+  const seen = new Set<string>();
+  for (const record of records) {
+    const id = record.fields.id;
+    if (id === undefined) continue;
+    const key = `${record.time.getTime()}|${id as string}`;
+    if (seen.has(key)) return true;
+    seen.add(key);
+  }
+  return false;
+}

@@ -1,5 +1,5 @@
 import { invalid } from '../../kernel/errors';
-import { isStorableDateTime } from '../../kernel/validation';
+import { storableInstant } from '../../kernel/validation';
 import { cgmMinutes } from './summary/minutes';
 import { mgdlToMmol } from './summary/units';
 
@@ -117,11 +117,11 @@ const OPTIONAL_BASE: readonly [field: string, valid: (value: unknown) => boolean
 ];
 
 function checkBase(record: Fields, fail: Fail): { time: Date; value: unknown } {
-  if (typeof record.time !== 'string' || !isStorableDateTime(record.time))
-    throw fail('time', 'must be an RFC 3339 date-time such as 2024-01-02T03:04:05Z');
+  const time = typeof record.time === 'string' ? storableInstant(record.time) : undefined;
+  if (!time) throw fail('time', 'must be an RFC 3339 date-time such as 2024-01-02T03:04:05Z');
   for (const [field, valid, rule] of OPTIONAL_BASE)
     if (record[field] !== undefined && !valid(record[field])) throw fail(field, rule);
-  return { time: new Date(record.time), value: record.value };
+  return { time, value: record.value };
 }
 
 function checkContinuous(record: Fields, fail: Fail): void {

@@ -80,10 +80,11 @@ export function shapeReadings(
     const own: Record<string, unknown> = {};
     // An offset no other record of the upload shares stays with its record: one shape each would cost more.
     const offset = (uses.get(offsets[index]!) ?? 0) > 1 ? offsets[index]! : null;
-    for (const [field, value] of Object.entries(record.fields)) {
+    // A loop over the keys, not Object.entries: no pair allocated per field of a thousand records.
+    for (const field in record.fields) {
       if (field === 'id' || field === 'deviceId') continue;
-      if (SHAPE_FIELD_SET.has(field)) shared[field] = value;
-      else if (field !== 'deviceTime' || offset === null) own[field] = value;
+      if (SHAPE_FIELD_SET.has(field)) shared[field] = record.fields[field];
+      else if (field !== 'deviceTime' || offset === null) own[field] = record.fields[field];
     }
     if (offset !== null) shared[DEVICE_TIME_KEY] = offset;
     const sentId = record.fields.id as string | undefined;

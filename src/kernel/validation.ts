@@ -185,12 +185,16 @@ export const MAX_JSON_DEPTH = 32;
 
 /** Whether `value` nests objects or lists deeper than `max` levels; iterative, so any depth is safe to ask about. */
 export function nestedDeeperThan(value: unknown, max: number): boolean {
-  const pending: [unknown, number][] = [[value, 0]];
+  // Only objects and lists are queued: an upload's thousand records hold mostly numbers and text.
+  const pending: [object, number][] = [];
+  const queue = (item: unknown, depth: number) => {
+    if (item !== null && typeof item === 'object') pending.push([item, depth]);
+  };
+  queue(value, 0);
   while (pending.length) {
     const [item, depth] = pending.pop()!;
-    if (item === null || typeof item !== 'object') continue;
     if (depth >= max) return true;
-    for (const child of Object.values(item as object)) pending.push([child, depth + 1]);
+    for (const child of Object.values(item)) queue(child, depth + 1);
   }
   return false;
 }

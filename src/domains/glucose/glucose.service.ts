@@ -140,10 +140,11 @@ export class GlucoseService {
       if (!state) throw datasetNotFound(datasetId);
       if (state === 'closed') throw closed();
       let count = await insertReadings(tx, dataset, records, readings, shapeIds, { active, mode });
-      if (count) {
-        await lockReadingsOf(tx, dataset.userId);
-        count -= await dropCopies(tx, dataset, mode, records);
-      }
+      if (!count) return 0;
+      // One lock per account for both checks: uploads at once drop each other's copies and count
+      // each other's readings in turn.
+      await lockReadingsOf(tx, dataset.userId);
+      count -= await dropCopies(tx, dataset, mode, records);
       const times = records.map((record) => record.time);
       if (count) await assertReadingDensity(tx, dataset.userId, times, this.readingsPerHour);
       // Continuous records count at once; an origin replacement may move a reading back in time.

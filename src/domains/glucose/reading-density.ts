@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { invalid } from '../../kernel/errors';
 import { hourOf } from './summary/buckets';
-import { firstDenseHour, lockReadingsOf } from './readings.repository';
+import { firstDenseHour } from './readings.repository';
 
 /**
  * Refuses (INVALID) an upload that leaves one of its hours of data (UTC) holding more than
@@ -9,8 +9,8 @@ import { firstDenseHour, lockReadingsOf } from './readings.repository';
  * readings, and those of open datasets, which become active when their dataset closes; readings
  * a later upload of the same device deactivated do not, so re-uploading a device's history stays
  * possible. Runs in the upload's transaction after its insert, so a record the deduplicator
- * dropped or replaced is not counted twice, under a lock per account so that two uploads at
- * once cannot both pass.
+ * dropped or replaced is not counted twice, under the account's lock (`lockReadingsOf`, which
+ * the caller holds already for dropping copies) so that two uploads at once cannot both pass.
  */
 export async function assertReadingDensity(
   tx: EntityManager,
@@ -20,7 +20,6 @@ export async function assertReadingDensity(
 ): Promise<void> {
   const hours = [...new Set(times.map((time) => hourOf(time.getTime())))].map((hour) => new Date(hour));
   if (!hours.length) return;
-  await lockReadingsOf(tx, userId);
   const dense = await firstDenseHour(tx, userId, hours, bound);
   if (dense)
     throw invalid(

@@ -44,8 +44,7 @@ export function parseGlucoseRecord(input: unknown, index: number): GlucoseRecord
   if (input === null || typeof input !== 'object' || Array.isArray(input))
     throw invalid(`Record ${index} must be a JSON object`, `[${index}]`);
   const record = input as Fields;
-  for (const field of Object.keys(record))
-    if (!KNOWN.has(field)) throw fail(field, 'is not a field of cbg or smbg records');
+  for (const field in record) if (!KNOWN.has(field)) throw fail(field, 'is not a field of cbg or smbg records');
   if (record.type !== 'cbg' && record.type !== 'smbg') throw fail('type', 'must be cbg or smbg');
   const { time, value } = checkBase(record, fail);
   const kind = UNITS[record.units as keyof typeof UNITS];

@@ -100,7 +100,8 @@ export function shapeReadings(
     }
     return {
       shape,
-      uuid: readingUuid(sentId ?? ids[index]!),
+      // The service's own ids are hex already; only a sent one needs looking at.
+      uuid: sentId === undefined ? ids[index]! : readingUuid(sentId),
       own: Object.keys(own).length ? JSON.stringify(own) : null,
     };
   });

@@ -17,6 +17,7 @@ import {
   isDateTime,
   isStorableDateTime,
   parseDateTime,
+  storableInstant,
 } from './validation';
 
 const reason = (check: () => unknown) => {
@@ -103,7 +104,11 @@ describe('field rules', () => {
         /^INVALID: termsAccepted ".*" is out of range: date-times lie between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z/,
       );
       expect(isStorableDateTime(outside)).toBe(false);
+      expect(storableInstant(outside)).toBeUndefined();
     }
+    // The instant an upload's record is stored at, its offset applied.
+    expect(storableInstant('2024-01-02T03:04:05+05:30')?.toISOString()).toBe('2024-01-01T21:34:05.000Z');
+    expect(storableInstant('2024-02-30T00:00:00Z')).toBeUndefined();
     expect(parseDateTime('0001-01-01T00:00:00Z', 'at').toISOString()).toBe('0001-01-01T00:00:00.000Z');
     expect(parseDateTime('0001-01-01T01:00:00+01:00', 'at').toISOString()).toBe('0001-01-01T00:00:00.000Z');
     expect(parseDateTime('9999-12-31T23:59:59.999Z', 'at').toISOString()).toBe('9999-12-31T23:59:59.999Z');

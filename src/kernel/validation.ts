@@ -49,10 +49,11 @@ export function assertPassword(value: string, field = 'password'): string {
 
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|[+-](\d{2}):(\d{2}))$/;
 
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31] as const;
+
 /** Days in a month of a (proleptic Gregorian) year; by rule, since Date.UTC reads years 0-99 as 19xx. */
 const daysIn = (year: number, month: number) =>
   month === 2 ? (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28) : DAYS_IN_MONTH[month - 1]!;
-const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31] as const;
 
 /**
  * Whether `value` is an ISO 8601 / RFC 3339 date-time with an explicit offset whose every part

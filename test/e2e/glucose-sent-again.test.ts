@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { signUp, type TestAccount } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/app';
@@ -118,5 +119,25 @@ describe('a record sent again with its id and time', () => {
       read: RECORDS.map(({ id, value }) => [id, value]),
       paged: { totalCount: 6, ids: RECORDS.map(({ id }) => id) },
     });
+  });
+
+  it('is one reading when one upload sends an id and the hex digest it is stored under', async () => {
+    // A day the account holds nothing of, so the upload's span has no reading but its own.
+    const time = new Date(START + 10 * 86_400_000).toISOString();
+    const textId = 'z'.repeat(32);
+    const storedUnder = createHash('md5').update(textId).digest('hex');
+    const records = [textId, storedUnder].map((id, index) => ({
+      type: 'cbg',
+      time,
+      value: 120 + index,
+      units: 'mg/dL',
+      id,
+    }));
+    const datasetId = await openDataset('none');
+    expect(await upload(datasetId, records)).toBe(1);
+    await close(datasetId);
+    const read = await call(app.url, `/data/${owner.userid}?startDate=${time}&endDate=${time}`, { token: owner.token });
+    expect(read.status).toBe(200);
+    expect(read.body).toHaveLength(1);
   });
 });

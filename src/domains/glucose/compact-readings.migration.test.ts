@@ -77,7 +77,6 @@ const OLD_READINGS = `select ${OLD_COLUMNS.replace('fields', 'fields::text')} fr
 
 let before: Record<string, unknown>[];
 
-/** The readings of every dataset, as the upload of the time stored them. */
 /**
  * The key the old layout stored per reading (its unique key): Tidepool's hash of user, upload or
  * device, time, type, units and value, as the migration's down() computes it again.
@@ -90,6 +89,7 @@ function oldLayoutKey(record: GlucoseRecord, datasetId: string, deviceId: string
   return createHash('sha256').update(parts.join('|')).digest('base64');
 }
 
+/** The readings of every dataset, as the upload of the time stored them. */
 async function oldRows(): Promise<void> {
   for (const [datasetId, deduplicator, deviceId] of DATASETS) {
     await database.query(
@@ -148,7 +148,7 @@ describe('storing readings compactly', () => {
       const records = RECORDS.map((input, index) =>
         parseGlucoseRecord(index === 1 ? { ...input, value: 6.5 } : input, index),
       );
-      const keys = records.map((record) => deduplicationKey(record, { userId: USER, datasetId, deviceId }, mode));
+      const keys = records.map((record) => deduplicationKey(record, { datasetId, deviceId }, mode));
       const { shapes, readings } = shapeReadings(records, hexIds(4, 32), mode === 'origin' ? keys : [], datasetId);
       const dataset = { id: datasetId, userId: USER, deviceId } as never;
       const shapeIds = await storeShapes(em, dataset, shapes, records);

@@ -1,9 +1,8 @@
 import type { Deduplication } from './dataset-fields';
 import type { GlucoseRecord } from './glucose-record';
 
-/** What a record's identity for deduplication is made of besides the record itself. */
+/** What a record's key is made of besides the record itself: its upload, and the upload's device. */
 export interface DatasetIdentity {
-  userId: string;
   datasetId: string;
   deviceId: string | null;
 }

@@ -44,7 +44,7 @@ import { isTimeAndIdKey, pageArgs, pageOf, type PageArgs, type PagedList } from 
 import { readRecords } from './record-body';
 import { KIND_OF, updateSummary } from './summary-store';
 import { announceSummaryChange } from './summary-feed';
-import { assertReadingDensity } from './reading-density';
+import { assertReadingDensityUnderLock } from './reading-density';
 import { glucoseReadingsIngested } from '../../infra/metrics';
 
 /** A cloud data source of an account: its id, provider (e.g. `dexcom`) and state (e.g. `connected`). */
@@ -122,7 +122,7 @@ export class GlucoseService {
     if (dataset.state === 'closed') throw closed();
     const parsed = await readRecords(content);
     const mode = DEDUPLICATORS[dataset.deduplicator as keyof typeof DEDUPLICATORS];
-    const identity = { userId: dataset.userId, datasetId, deviceId: dataset.deviceId ?? null };
+    const identity = { datasetId, deviceId: dataset.deviceId ?? null };
     const keys = parsed.map((record) => deduplicationKey(record, identity, mode));
     const entries = parsed.map((record, index) => ({ record, key: keys[index]! }));
     const kept = inInsertOrder(lastOfEachKey(entries, keys), mode);
@@ -146,7 +146,7 @@ export class GlucoseService {
       await lockReadingsOf(tx, dataset.userId);
       count -= await dropCopies(tx, dataset, mode, records);
       const times = records.map((record) => record.time);
-      if (count) await assertReadingDensity(tx, dataset.userId, times, this.readingsPerHour);
+      if (count) await assertReadingDensityUnderLock(tx, dataset.userId, times, this.readingsPerHour);
       // Continuous records count at once; an origin replacement may move a reading back in time.
       if (active && count) await this.outdateFromDataset(tx, dataset.userId, datasetId);
       return count;

@@ -9,10 +9,11 @@ import { firstDenseHour } from './readings.repository';
  * readings, and those of open datasets, which become active when their dataset closes; readings
  * a later upload of the same device deactivated do not, so re-uploading a device's history stays
  * possible. Runs in the upload's transaction after its insert, so a record the deduplicator
- * dropped or replaced is not counted twice, under the account's lock (`lockReadingsOf`, which
- * the caller holds already for dropping copies) so that two uploads at once cannot both pass.
+ * dropped or replaced is not counted twice. The caller holds the account's lock
+ * (`lockReadingsOf`, taken once for the copies and this check), so that two uploads at once
+ * cannot both pass, and JIT off with it.
  */
-export async function assertReadingDensity(
+export async function assertReadingDensityUnderLock(
   tx: EntityManager,
   userId: string,
   times: readonly Date[],

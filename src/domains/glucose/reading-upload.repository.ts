@@ -5,7 +5,7 @@ import type { DatasetRecord } from './dataset.entity';
 import type { Deduplication } from './dataset-fields';
 import type { GlucoseRecord } from './glucose-record';
 import { knownShapeIds, rememberShapes } from './known-shapes';
-import { ORIGIN_KEY, type ReadingShape, type ShapedReading } from './reading-shape';
+import { ORIGIN_KEY, readingUuid, type ReadingShape, type ShapedReading } from './reading-shape';
 import { OF_USER_AT } from './readings.repository';
 
 /**
@@ -160,6 +160,12 @@ export async function insertReadings(
  * bring new readings; reading and ranking their span was a third of the database's work for
  * them). Returns how many were removed.
  */
+/** A reading of the user in the span ($2 to $3) that another transaction wrote: without one, the upload holds no copy but its own repeats ($4). */
+const OTHER_READING_IN_SPAN = `exists (
+  select from glucose_readings o
+   where ${OF_USER_AT('$1', 'o.user_id')} and o.time >= $2::timestamptz and o.time <= $3::timestamptz
+     and o.xmin <> pg_current_xact_id()::xid)`;
+
 export async function dropCopies(
   tx: EntityManager,
   dataset: DatasetRecord,
@@ -186,10 +192,7 @@ export async function dropCopies(
        select r.ctid, r.xmin = pg_current_xact_id()::xid as uploaded, r.time, r.id${hash.columns}
          from glucose_readings r ${hash.shapes}
         where ${OF_USER_AT('$1', 'r.user_id')} and r.time >= $2::timestamptz and r.time <= $3::timestamptz
-          and ($4::bool or exists (
-                select from glucose_readings o
-                 where ${OF_USER_AT('$1', 'o.user_id')} and o.time >= $2::timestamptz and o.time <= $3::timestamptz
-                   and o.xmin <> pg_current_xact_id()::xid))),
+          and ($4::bool or ${OTHER_READING_IN_SPAN})),
      copies as (
        select ctid from (
          select ctid, uploaded, copy, row_number() over (partition by time, id order by copy, uploaded, ctid) as nth
@@ -215,13 +218,16 @@ export async function dropCopies(
  */
 const plainLiteral = (values: readonly (string | number)[]) => `{${values.join(',')}}`;
 
-/** Whether two of the records carry the same sent id at the same instant. */
+/**
+ * Whether two of the records would be stored at the same instant under the same id: their sent
+ * ids as stored (`readingUuid`), so a non-hex id and the hex digest it is stored under count as one.
+ */
 function repeatsSentId(records: readonly GlucoseRecord[]): boolean {
   const seen = new Set<string>();
   for (const record of records) {
     const id = record.fields.id;
     if (id === undefined) continue;
-    const key = `${record.time.getTime()}|${id as string}`;
+    const key = `${record.time.getTime()}|${readingUuid(id as string)}`;
     if (seen.has(key)) return true;
     seen.add(key);
   }

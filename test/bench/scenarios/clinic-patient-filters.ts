@@ -110,6 +110,40 @@ const FLOOR_SQL = `with counted as (
      cross join counted
      order by found.sort_key desc, found.user_id desc`;
 
+interface ServedPage {
+  data: { id: string }[];
+  meta: { count: number; totalCount: number };
+}
+
+/** The floor must answer the page the service answers (patients in order, both counts), or the ratio compares two questions. */
+async function expectFloorAnswers(databaseUrl: string, clinicId: string, served: ServedPage): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ user_id: string; count: string; total_count: string }>(FLOOR_SQL, [
+      clinicId,
+      0.01,
+      0.7,
+    ]);
+    const floor = {
+      ids: rows.slice(0, 50).map((row) => row.user_id),
+      count: Number(rows[0]?.count),
+      total: Number(rows[0]?.total_count),
+    };
+    const service = {
+      ids: served.data.map((patient) => patient.id),
+      count: served.meta.count,
+      total: served.meta.totalCount,
+    };
+    if (JSON.stringify(floor) !== JSON.stringify(service))
+      throw new Error(
+        `the floor answers another page than the service: ${JSON.stringify({ floor, service }).slice(0, 500)}`,
+      );
+  } finally {
+    await client.end();
+  }
+}
+
 /**
  * The filtered, sorted page of a clinic of `patients` (seeded by `seed`) beside its floor, at each
  * of `concurrencies` requests at once: under load, and one at a time (the latency a clinician sees).
@@ -128,6 +162,7 @@ export async function filteredListRows(
   const body = (await response.json()) as { data: unknown[]; meta: { count: number; totalCount: number } };
   if (!response.ok || body.meta.totalCount !== patients || body.data.length !== 50)
     throw new Error(`${url} answered ${response.status}: ${JSON.stringify(body).slice(0, 300)}`);
+  await expectFloorAnswers(env.databaseUrl, clinicId, body as ServedPage);
   const notes = `${response.headers.get('x-sql-statements')} SQL statements/request, ${body.meta.count} matches`;
   const rows: Measurement[] = [];
   for (const connections of concurrencies) {

@@ -523,6 +523,17 @@ describe('patient data sources', () => {
     const patient = await as(staff.member.token, `/v1/clinics/${clinicId}/patients/${userId}`);
     expect(patient.body.dataSources).toEqual([{ ...source, expirationTime: '2027-01-01T00:00:00.000Z' }]);
     await expectMatchesOperation(patient, 'clinic.v1.yaml', 'GetPatient');
+    // The list reads each page's sources with the page: the same as the patient's own answer.
+    const list = await as(staff.member.token, `/v1/clinics/${clinicId}/patients?limit=1000`);
+    const listed = list.body.data.find((entry: { id: string }) => entry.id === userId);
+    expect(listed.dataSources).toEqual(patient.body.dataSources);
+    const withSources = list.body.data.filter((entry: { dataSources: unknown }) => entry.dataSources !== null);
+    expect(withSources.map((entry: { fullName: string }) => entry.fullName).sort()).toEqual([
+      'Dex Connected',
+      'Dex Nine',
+      'Dex Seven',
+      'Healthy Hana',
+    ]);
     const dex = await as(staff.member.token, `/v1/users/${userIds.get('Dex Nine')}/data_sources`);
     expect(dex.body).toEqual([{ id: 'd'.repeat(24), providerName: 'dexcom', state: 'disconnected' }]);
     expect((await as(staff.member.token, `/v1/users/${userId}/data_sources`)).body).toEqual([]);

@@ -13,8 +13,7 @@ import {
   type SummarySortField,
 } from './patient-filters';
 import { SORTS, sortOf, type PatientFilter, type PatientOrder } from './patient-list';
-import { countPatientsOf, selectPages } from './patient-list.repository';
-import { PATIENT_COLUMNS } from './patients.repository';
+import { countPatientsOf, PAGE_COLUMNS, selectPages } from './patient-list.repository';
 
 /**
  * A list filtered by summaries alone is counted and paged in the clinic copy's list index
@@ -94,15 +93,12 @@ async function referencePage(
     : expression
       ? ` and (${expression}, p.user_id) ${compare} (?::${sort!.type}, ?)`
       : ` and p.user_id ${compare} ?`;
-  const columns = PATIENT_COLUMNS.split(', ')
-    .map((column) => `p.${column}`)
-    .join(', ');
   return orm.em
     .fork()
     .getConnection()
     .execute<Record<string, unknown>[]>(
       `select page.* from unnest(?::text[]) with ordinality as c(clinic_id, position) cross join lateral (
-       select ${columns}, ${expression ? `(${expression})::text` : 'null'} as sort_value,
+       select ${PAGE_COLUMNS}, ${expression ? `(${expression})::text` : 'null'} as sort_value,
               ${expression ?? 'null'} as sort_key${counted ? ', count(*) over () as full_count' : ''}
          from ${from}
         where ${sql}${keyset}

@@ -97,9 +97,8 @@ function where(
 /** The clinics of a batch, in the order asked: `c.clinic_id` and `c.position`, from one array parameter. */
 const CLINICS = 'unnest(?::text[]) with ordinality as c(clinic_id, position)';
 
-const QUALIFIED_COLUMNS = PATIENT_COLUMNS.split(', ')
-  .map((column) => `p.${column}`)
-  .join(', ');
+/** A page's patients with their data sources, which the page's loader primes (data-sources.loaders.ts). */
+export const PAGE_COLUMNS = [...PATIENT_COLUMNS.split(', '), 'data_sources'].map((column) => `p.${column}`).join(', ');
 
 /** What an export reads of a patient's record: what a file shows of it. */
 export type ExportedRecord = Pick<PatientRow, 'userId' | 'fullName' | 'mrn' | 'birthDate' | 'email' | 'tags'>;
@@ -249,7 +248,7 @@ function copyPageSql(copy: CopySql, direction: string, compare: string, after: S
   const { expression, type } = copy.sort!;
   const keyset = after ? ` and (${expression}, ${copy.alias}.user_id) ${compare} (?::${type}, ?)` : '';
   return {
-    sql: `select ${QUALIFIED_COLUMNS}, found.sort_value, found.sort_key
+    sql: `select ${PAGE_COLUMNS}, found.sort_value, found.sort_key
        from (select ${copy.alias}.clinic_id, ${copy.alias}.user_id, (${expression})::text as sort_value,
                     ${expression} as sort_key
                from ${copy.from}
@@ -279,7 +278,7 @@ function recordPageSql(
       ? ` and (${expression}, p.user_id) ${compare} (?::${sort!.type}, ?)`
       : ` and p.user_id ${compare} ?`;
   return {
-    sql: `select ${QUALIFIED_COLUMNS}, ${expression ? `(${expression})::text` : 'null'} as sort_value,
+    sql: `select ${PAGE_COLUMNS}, ${expression ? `(${expression})::text` : 'null'} as sort_value,
               ${expression ?? 'null'} as sort_key${windowed ? ', count(*) over () as full_count' : ''}
          from ${from}
         where ${sql}${keyset}

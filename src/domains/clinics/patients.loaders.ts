@@ -4,6 +4,8 @@ import type { Scope } from '../../kernel/scope';
 import { filtersSummaries } from './patient-filters';
 import type { PatientFilter, PatientOrder } from './patient-list';
 import { countPatientsOf, selectPages } from './patient-list.repository';
+import type { PatientDataSource } from './tide/data-sources';
+import { primeDataSources } from './tide/data-sources.loaders';
 import { patientsByKeys, toPatient, type PatientRow } from './patients.repository';
 
 const patientKey = (clinicId: string, userId: string) => `${clinicId}:${userId}`;
@@ -60,6 +62,7 @@ function patientPages(
       const rows = await selectPages(scope.em, clinicIds, filter, order, args, counted);
       const pages = new Map<string, PatientRow[]>(clinicIds.map((clinicId) => [clinicId, []]));
       for (const row of rows) pages.get(row.clinic_id as string)?.push(toPatient(row));
+      primeDataSources(scope, rows.map(dataSourcesOf));
       if (counted) {
         const counts = patientCounts(scope);
         for (const clinicId of clinicIds) {
@@ -74,6 +77,12 @@ function patientPages(
     });
   });
 }
+
+const dataSourcesOf = (row: Record<string, unknown>) => ({
+  clinicId: row.clinic_id as string,
+  userId: row.user_id as string,
+  dataSources: (row.data_sources as PatientDataSource[] | null) ?? null,
+});
 
 const patientCounts = (scope: Scope) =>
   scope.loaders.get('clinics.patientCounts', () => new Map<string, Promise<number>>());

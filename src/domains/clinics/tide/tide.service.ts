@@ -1,5 +1,4 @@
 import { forbidden, notFound, unauthenticated } from '../../../kernel/errors';
-import { Loader } from '../../../kernel/loader';
 import { isAuthenticated } from '../../../kernel/principal';
 import type { Scope } from '../../../kernel/scope';
 import { assertUserId } from '../../../kernel/validation';
@@ -8,7 +7,8 @@ import { assertClinicAccess, recordPatientAccess } from '../membership';
 import type { TideCategoryKey } from './categories';
 import { parseDataSources, type PatientDataSource } from './data-sources';
 import { parseTideRequest, type TideParameters, type TideRequest } from './parameters';
-import { dataSourcesByKeys, latestDataSources, setDataSources, tideRows, type TideRow } from './tide.repository';
+import { dataSourcesLoader, patientKey, primeDataSources } from './data-sources.loaders';
+import { latestDataSources, setDataSources, tideRows, type TideRow } from './tide.repository';
 
 /** A TIDE report before it is shaped for a transport. */
 export interface TideReportData {
@@ -19,8 +19,6 @@ export interface TideReportData {
   /** At most 50; null when excluded. */
   noData: TideRow[] | null;
 }
-
-const patientKey = (clinicId: string, userId: string) => `${clinicId}:${userId}`;
 
 /**
  * Tidepool's TIDE report ("Time in Diabetes Emergency"): which of a clinic's patients with
@@ -37,9 +35,11 @@ export class TideService {
     const parameters = parseTideRequest(request);
     const { categories, noData } = await tideRows(scope.em, clinicId, parameters);
     // The entries link to their patients, whose data sources are then known without a query.
-    const loader = dataSourcesLoader(scope);
     const rows = [...categories.flatMap((category) => category.rows), ...(noData ?? [])];
-    for (const row of rows) loader.prime(patientKey(row.patient.clinicId, row.patient.userId), row.dataSources);
+    primeDataSources(
+      scope,
+      rows.map((row) => ({ clinicId: row.patient.clinicId, userId: row.patient.userId, dataSources: row.dataSources })),
+    );
     recordPatientAccess(
       scope,
       clinicId,
@@ -80,17 +80,4 @@ export class TideService {
     dataSourcesLoader(scope).clearAll();
     return sources;
   }
-}
-
-function dataSourcesLoader(scope: Scope): Loader<string, PatientDataSource[] | null> {
-  return scope.loaders.get(
-    'clinics.dataSources',
-    () =>
-      new Loader<string, PatientDataSource[] | null>(async (keys) => {
-        const pairs = keys.map((key) => key.split(':') as [string, string]);
-        const rows = await dataSourcesByKeys(scope.em, pairs);
-        const found = new Map(rows.map((row) => [patientKey(row.clinic_id, row.user_id), row.data_sources]));
-        return keys.map((key) => found.get(key) ?? null);
-      }),
-  );
 }

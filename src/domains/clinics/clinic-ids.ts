@@ -12,3 +12,6 @@ export function assertObjectId(value: string, field: string): string {
 }
 
 export const assertClinicId = (value: string, field = 'clinicId') => assertObjectId(value, field);
+
+/** A clinic's record of a patient as the per-request loaders key it. */
+export const patientKey = (clinicId: string, userId: string) => `${clinicId}:${userId}`;

@@ -1,14 +1,13 @@
 import { Loader } from '../../kernel/loader';
 import type { PageArgs } from '../../kernel/paging';
 import type { Scope } from '../../kernel/scope';
+import { patientKey } from './clinic-ids';
 import { filtersSummaries } from './patient-filters';
 import type { PatientFilter, PatientOrder } from './patient-list';
 import { countPatientsOf, selectPages } from './patient-list.repository';
 import type { PatientDataSource } from './tide/data-sources';
 import { primeDataSources } from './tide/data-sources.loaders';
 import { patientsByKeys, toPatient, type PatientRow } from './patients.repository';
-
-const patientKey = (clinicId: string, userId: string) => `${clinicId}:${userId}`;
 
 /** Patient records by (clinic, user), one SELECT for every patient a request names. */
 function patientLoader(scope: Scope): Loader<string, PatientRow | null> {

@@ -1,10 +1,8 @@
 import { Loader } from '../../../kernel/loader';
 import type { Scope } from '../../../kernel/scope';
+import { patientKey } from '../clinic-ids';
 import type { PatientDataSource } from './data-sources';
 import { dataSourcesByKeys } from './tide.repository';
-
-/** A clinic's record of a patient, as the data sources' loader keys it. */
-export const patientKey = (clinicId: string, userId: string) => `${clinicId}:${userId}`;
 
 /** The data sources on clinics' records of patients (null: none reported), batched per request. */
 export function dataSourcesLoader(scope: Scope): Loader<string, PatientDataSource[] | null> {

@@ -7,7 +7,8 @@ import { assertClinicAccess, recordPatientAccess } from '../membership';
 import type { TideCategoryKey } from './categories';
 import { parseDataSources, type PatientDataSource } from './data-sources';
 import { parseTideRequest, type TideParameters, type TideRequest } from './parameters';
-import { dataSourcesLoader, patientKey, primeDataSources } from './data-sources.loaders';
+import { patientKey } from '../clinic-ids';
+import { dataSourcesLoader, primeDataSources } from './data-sources.loaders';
 import { latestDataSources, setDataSources, tideRows, type TideRow } from './tide.repository';
 
 /** A TIDE report before it is shaped for a transport. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { parseDatasetFields } from './dataset-fields';
-import { deduplicationKey, lastOfEachKey } from './deduplication';
+import { deduplicationKey, keptRecords, lastOfEachKey } from './deduplication';
 import { parseGlucoseRecord } from './glucose-record';
 
 describe('opening a dataset', () => {
@@ -60,6 +60,20 @@ describe('deduplication keys', () => {
     expect(deduplicationKey(reading(120, { time: '2024-01-01T00:00:00.001Z' }), dataset, 'dataset-hash')).not.toBe(key);
     const onDevice = (deviceId: string) => deduplicationKey(reading(120, { deviceId }), dataset, 'device-hash');
     expect(onDevice('pump-1')).not.toBe(onDevice('pump-2'));
+  });
+
+  it('keeps the last of each key, in time order, with origin keys only under the origin deduplicator', () => {
+    const at = (time: string, value: number, extra: object = {}) =>
+      parseGlucoseRecord({ type: 'cbg', time, value, units: 'mg/dL', ...extra }, 0);
+    const late = at('2024-01-01T00:10:00Z', 100, { origin: { id: 'a' } });
+    const early = at('2024-01-01T00:05:00Z', 110, { origin: { id: 'b' } });
+    const lateAgain = at('2024-01-01T00:10:00Z', 100, { origin: { id: 'c' } });
+    const hashed = keptRecords([late, early, lateAgain], dataset, 'dataset-hash');
+    expect(hashed.records).toEqual([early, lateAgain]);
+    expect(hashed.originKeys).toEqual([null, null]);
+    const byOrigin = keptRecords([late, early, lateAgain], dataset, 'origin');
+    expect(byOrigin.originKeys).toEqual(['a', 'b', 'c']);
+    expect(keptRecords([late, late], dataset, 'none').records).toEqual([late, late]);
   });
 
   it('keys by origin id, and keeps the last of a request’s duplicates', () => {

@@ -46,3 +46,24 @@ export function inInsertOrder<T extends { record: GlucoseRecord; key: string | n
   if (mode === 'origin') return entries.toSorted(byKey);
   return entries.toSorted((a, b) => a.record.time.getTime() - b.record.time.getTime() || byKey(a, b));
 }
+
+/**
+ * The records of one request that count, in their insert order (`inInsertOrder`), each with its
+ * origin deduplicator's key (null under the others). A function of its own so that the request's
+ * keys and intermediate lists are garbage before its statements run: an upload holds its
+ * thousand records through its transaction, and what it holds besides is copied by every
+ * collection of the young generation meanwhile.
+ */
+export function keptRecords(
+  records: readonly GlucoseRecord[],
+  dataset: DatasetIdentity,
+  mode: Deduplication,
+): { records: GlucoseRecord[]; originKeys: (string | null)[] } {
+  const keys = records.map((record) => deduplicationKey(record, dataset, mode));
+  const entries = records.map((record, index) => ({ record, key: keys[index]! }));
+  const kept = inInsertOrder(lastOfEachKey(entries, keys), mode);
+  return {
+    records: kept.map(({ record }) => record),
+    originKeys: kept.map(({ key }) => (mode === 'origin' ? key : null)),
+  };
+}

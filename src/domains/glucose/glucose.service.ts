@@ -10,7 +10,7 @@ import { assertUserId } from '../../kernel/validation';
 import { MAY_READ_DATA, type AccessPolicy, type Requirement } from '../permissions/access-policy';
 import { DatasetSchema, type DatasetRecord } from './dataset.entity';
 import { DEDUPLICATORS, parseDatasetFields } from './dataset-fields';
-import { deduplicationKey, inInsertOrder, lastOfEachKey } from './deduplication';
+import { keptRecords } from './deduplication';
 import {
   datasetCounts,
   datasetLoader,
@@ -120,15 +120,10 @@ export class GlucoseService {
     const dataset = await this.existing(scope, datasetId);
     await this.access.assertAllowed(scope, { userId: dataset.userId, objectIds: [dataset.id] }, MAY_UPLOAD);
     if (dataset.state === 'closed') throw closed();
-    const parsed = await readRecords(content);
     const mode = DEDUPLICATORS[dataset.deduplicator as keyof typeof DEDUPLICATORS];
     const identity = { datasetId, deviceId: dataset.deviceId ?? null };
-    const keys = parsed.map((record) => deduplicationKey(record, identity, mode));
-    const entries = parsed.map((record, index) => ({ record, key: keys[index]! }));
-    const kept = inInsertOrder(lastOfEachKey(entries, keys), mode);
+    const { records, originKeys } = keptRecords(await readRecords(content), identity, mode);
     const active = dataset.dataSetType === 'continuous';
-    const records = kept.map(({ record }) => record);
-    const originKeys = kept.map(({ key }) => (mode === 'origin' ? key : null));
     const { shapes, readings } = shapeReadings(records, hexIds(records.length, 32), originKeys, datasetId);
     // Stored before the transaction, on their own (storeShapes says why).
     const shapeIds = records.length ? await storeShapes(scope.em, dataset, shapes, records) : [];

@@ -61,8 +61,8 @@ export interface ShapedReading {
 
 /**
  * The shapes of an upload's records and each record's own part. `ids` are the ids the service
- * gives records that came without one, 32 lowercase hex digits (`hexIds`); `originKeys` the origin deduplicator's keys (null for
- * others), kept per dataset.
+ * gives records that came without one, 32 lowercase hex digits (`hexIds`); `originKeys` the
+ * origin deduplicator's keys (null for others), kept per dataset.
  */
 export function shapeReadings(
   records: readonly GlucoseRecord[],

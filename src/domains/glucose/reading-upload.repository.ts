@@ -135,6 +135,15 @@ export async function insertReadings(
 }
 
 /**
+ * A reading of the user in the span ($2 to $3) that another transaction wrote: without one, the
+ * upload holds no copy but its own repeats ($4).
+ */
+const OTHER_READING_IN_SPAN = `exists (
+  select from glucose_readings o
+   where ${OF_USER_AT('$1', 'o.user_id')} and o.time >= $2::timestamptz and o.time <= $3::timestamptz
+     and o.xmin <> pg_current_xact_id()::xid)`;
+
+/**
  * Removes the upload's copies, as unique keys would have refused them (the readings have none:
  * Migration20261127193000_glucose_readings_user_time_key says why):
  * - a reading at the instant and with the id of another of the user's readings, of any dataset,
@@ -160,12 +169,6 @@ export async function insertReadings(
  * bring new readings; reading and ranking their span was a third of the database's work for
  * them). Returns how many were removed.
  */
-/** A reading of the user in the span ($2 to $3) that another transaction wrote: without one, the upload holds no copy but its own repeats ($4). */
-const OTHER_READING_IN_SPAN = `exists (
-  select from glucose_readings o
-   where ${OF_USER_AT('$1', 'o.user_id')} and o.time >= $2::timestamptz and o.time <= $3::timestamptz
-     and o.xmin <> pg_current_xact_id()::xid)`;
-
 export async function dropCopies(
   tx: EntityManager,
   dataset: DatasetRecord,

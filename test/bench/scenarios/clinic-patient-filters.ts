@@ -110,6 +110,9 @@ const FLOOR_SQL = `with counted as (
      cross join counted
      order by found.sort_key desc, found.user_id desc`;
 
+/** FLOOR_SQL's parameters: the URL's filters (time very low > 1%, CGM use > 70%) of a clinic. */
+const floorParams = (clinicId: string) => [clinicId, 0.01, 0.7];
+
 interface ServedPage {
   data: { id: string }[];
   meta: { count: number; totalCount: number };
@@ -120,11 +123,10 @@ async function expectFloorAnswers(databaseUrl: string, clinicId: string, served:
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const { rows } = await client.query<{ user_id: string; count: string; total_count: string }>(FLOOR_SQL, [
-      clinicId,
-      0.01,
-      0.7,
-    ]);
+    const { rows } = await client.query<{ user_id: string; count: string; total_count: string }>(
+      FLOOR_SQL,
+      floorParams(clinicId),
+    );
     const floor = {
       ids: rows.slice(0, 50).map((row) => row.user_id),
       count: Number(rows[0]?.count),
@@ -170,7 +172,7 @@ export async function filteredListRows(
       `floor: one SQL statement, 2 summary filters + summary sort, page of 50 + summaries + counts (${patients.toLocaleString('en')} patients, ${connections} at once)`,
       env.databaseUrl,
       FLOOR_SQL,
-      [clinicId, 0.01, 0.7],
+      floorParams(clinicId),
       connections,
     );
     const listed = await load(
@@ -205,11 +207,10 @@ export async function clinicPatientFilterScenarios(env: BenchEnvironment): Promi
     await seed(client, clinic.id);
     // Twice: the first run reads the partition from disk, the second finds it cached.
     for (const run of ['first run', 'second run']) {
-      const explained = await client.query(`explain (analyze, buffers, costs off) ${FLOOR_SQL}`, [
-        clinic.id,
-        0.01,
-        0.7,
-      ]);
+      const explained = await client.query(
+        `explain (analyze, buffers, costs off) ${FLOOR_SQL}`,
+        floorParams(clinic.id),
+      );
       const plan = explained.rows.map((row) => row['QUERY PLAN'] as string).join('\n');
       console.error(`EXPLAIN of the floor, the service's plan in one statement (10,000 patients), ${run}:\n${plan}`);
     }

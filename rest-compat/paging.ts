@@ -49,12 +49,16 @@ export function slicePaging<Checked>(
     if (skipping.skip === 'read') return {};
     return { offset: Math.min(offset, DEEPEST_OFFSET), first: Math.min(end, PAGE_SIZE.max) };
   };
-  const rows = <T>(data: Record<string, unknown>, request: RestRequest): T[] => {
+  /** The rows of the window among the rows read from the list's start. */
+  const windowOf = <T>(read: readonly T[], request: RestRequest): T[] => {
     const { start, end } = rowsToRead(request);
-    const connection = path.reduce<unknown>((value, key) => (value as Record<string, unknown>)[key], data);
-    return (connection as { nodes: T[] }).nodes.slice(start, end);
+    return read.slice(start, end);
   };
-  return { check, pages, rows, variables };
+  const rows = <T>(data: Record<string, unknown>, request: RestRequest): T[] => {
+    const connection = path.reduce<unknown>((value, key) => (value as Record<string, unknown>)[key], data);
+    return windowOf((connection as { nodes: T[] }).nodes, request);
+  };
+  return { check, pages, rows, windowOf, variables };
 }
 
 /** Legacy offset paging (`?page=&size=`, size up to 1000): rows page*size to (page+1)*size, as `slicePaging` reads them. */

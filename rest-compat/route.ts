@@ -39,8 +39,8 @@ export class JsonText {
   }
 }
 
-/** The domain services a route's `respond` may read directly (see RestRoute.respond). */
-export type RouteServices = Pick<Services, 'glucose'>;
+/** The domain services a route's `respond` (see RestRoute.respond) or a ServiceRoute may read directly. */
+export type RouteServices = Pick<Services, 'glucose' | 'clinics' | 'patients' | 'tide'>;
 
 /** What a route's `respond` reads with: the request's scope (its caller, loaders and access trail) and the services. */
 export interface RouteReads {
@@ -139,6 +139,20 @@ export interface RestRoute {
   lenientCredentials?: boolean;
   /** Wire quirks of this operation (e.g. user deletion answers 401 where others answer 403). */
   errorStatus?: Partial<Record<ErrorCode, number>>;
+  doc?: RouteDoc;
+}
+
+/**
+ * A legacy JSON read answered by the domain services directly, without a GraphQL document: the
+ * patient list, whose page of 50 patients with their summaries cost more to run through GraphQL
+ * in process (and to shape again from its fields) than to read. The services check access as the
+ * GraphQL fields do; the router logs the access trail and maps errors as for a RestRoute.
+ */
+export interface ServiceRoute {
+  method: 'get';
+  path: string;
+  answer: (request: RestRequest, reads: RouteReads) => Promise<JsonText>;
+  status: number;
   doc?: RouteDoc;
 }
 

@@ -65,6 +65,7 @@ beforeAll(async () => {
       ],
       () => [withScope],
       { routes: [], edge: [] },
+      { routes: [], edge: [] },
       // These routes answer from their operation alone.
       {} as RouteServices,
     ),

@@ -18,7 +18,14 @@ import type { Scope } from '../src/kernel/scope';
 import { findNul, findNulInVariables, longListInVariables, nulRefused } from '../src/kernel/validation';
 import { errorBody, HTTP_STATUS } from '../src/http/http-errors';
 import { declaredQuery } from './declared-query';
-import { JsonText, type ContentRoute, type RestRequest, type RestRoute, type RouteServices } from './route';
+import {
+  JsonText,
+  type ContentRoute,
+  type RestRequest,
+  type RestRoute,
+  type RouteServices,
+  type ServiceRoute,
+} from './route';
 
 export function scopeOf(res: Response): Scope {
   return res.locals.scope as Scope;
@@ -184,6 +191,65 @@ function negotiation(route: ContentRoute): RequestHandler {
   };
 }
 
+/** Streams a download: the access decision logged before any byte is sent, refused or not. */
+function downloadHandler(route: ContentRoute): RequestHandler {
+  const queryOf = declaredQuery(route.doc);
+  return async (req: Request, res: Response) => {
+    try {
+      const scope = scopeOf(res);
+      scope.accessTrail.operation = `GET ${route.path}`;
+      const { stream, headers } = await route
+        .open(scope, req.params as Record<string, string>, queryOf(req.query))
+        .finally(() => scope.accessTrail.flush(scope));
+      res.status(200);
+      // setHeader, not res.set: express would append a charset to the stored media type.
+      for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+      await pipeline(stream, res).catch((error: unknown) => {
+        // The client left, or the store failed mid-stream: headers are gone, so end the connection.
+        scopeOf(res).logger.warn({ err: error }, 'content download ended early');
+        res.destroy();
+      });
+    } catch (error) {
+      const appError = asAppError(error);
+      if (appError) return sendAppError(res, appError);
+      throw error;
+    }
+  };
+}
+
+/** What a route reads of the HTTP request: its query as the route's doc declares it (declaredQuery). */
+function restRequest(req: Request, queryOf: ReturnType<typeof declaredQuery>): RestRequest {
+  return {
+    params: req.params as Record<string, string>,
+    query: queryOf(req.query),
+    headers: req.headers,
+    body: req.body,
+    raw: req,
+  };
+}
+
+/** Runs a ServiceRoute: its answer, the access trail logged before it is sent, errors as a RestRoute's. */
+function serviceRouteHandler(route: ServiceRoute, services: RouteServices): RequestHandler {
+  const queryOf = declaredQuery(route.doc);
+  return async (req: Request, res: Response) => {
+    const scope = scopeOf(res);
+    const request = restRequest(req, queryOf);
+    try {
+      scope.accessTrail.operation = `${route.method.toUpperCase()} ${route.path}`;
+      // The access decisions are logged before the answer is sent, refused or not.
+      const body = await route.answer(request, { scope, services }).finally(() => scope.accessTrail.flush(scope));
+      res.status(route.status);
+      sendJsonText(res, body);
+    } catch (error) {
+      const appError = asAppError(error);
+      // As for a document's variables: a caller without credentials hears that first.
+      if (appError && !isAuthenticated(scope.principal)) return sendAppError(res, unauthenticated());
+      if (appError) return sendAppError(res, appError);
+      throw error;
+    }
+  };
+}
+
 /** What runs before a route's operation: body parsing and authentication, chosen per route. */
 export type EdgeFor = (route: RestRoute) => RequestHandler[];
 
@@ -196,35 +262,16 @@ export function restCompatRouter(
   routes: readonly RestRoute[],
   edgeFor: EdgeFor,
   downloads: { routes: readonly ContentRoute[]; edge: RequestHandler[] },
+  direct: { routes: readonly ServiceRoute[]; edge: RequestHandler[] },
   services: RouteServices,
 ): express.Router {
   const router = express.Router();
   const enumValues = enumValuesOf(schema);
-  for (const route of downloads.routes) {
-    const queryOf = declaredQuery(route.doc);
-    router.get(route.path, negotiation(route), ...downloads.edge, async (req: Request, res: Response) => {
-      try {
-        const scope = scopeOf(res);
-        scope.accessTrail.operation = `GET ${route.path}`;
-        // The access decision is logged before any byte is sent, refused or not.
-        const { stream, headers } = await route
-          .open(scope, req.params as Record<string, string>, queryOf(req.query))
-          .finally(() => scope.accessTrail.flush(scope));
-        res.status(200);
-        // setHeader, not res.set: express would append a charset to the stored media type.
-        for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-        await pipeline(stream, res).catch((error: unknown) => {
-          // The client left, or the store failed mid-stream: headers are gone, so end the connection.
-          scopeOf(res).logger.warn({ err: error }, 'content download ended early');
-          res.destroy();
-        });
-      } catch (error) {
-        const appError = asAppError(error);
-        if (appError) return sendAppError(res, appError);
-        throw error;
-      }
-    });
-  }
+  for (const route of downloads.routes)
+    router.get(route.path, negotiation(route), ...downloads.edge, downloadHandler(route));
+  // After the downloads: a download negotiated on the same path passes the JSON request on to these.
+  for (const route of direct.routes)
+    router[route.method](route.path, ...direct.edge, serviceRouteHandler(route, services));
   for (const route of routes) {
     const document = parse(route.document);
     const problems = validate(schema, document);
@@ -234,13 +281,7 @@ export function restCompatRouter(
     const queryOf = declaredQuery(route.doc);
     router[route.method](route.path, ...edgeFor(route), async (req: Request, res: Response) => {
       if (route.body === 'binary') res.once('finish', () => discardUnreadBody(req));
-      const request: RestRequest = {
-        params: req.params as Record<string, string>,
-        query: queryOf(req.query),
-        headers: req.headers,
-        body: req.body,
-        raw: req,
-      };
+      const request = restRequest(req, queryOf);
       try {
         const variableValues = variablesOf(route, request, scopeOf(res));
         const scope = scopeOf(res);

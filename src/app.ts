@@ -2,7 +2,7 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 import { getOperationAST, parse, type GraphQLSchema } from 'graphql';
 import { errorBody, HTTP_STATUS } from './http/http-errors';
 import { restCompatRouter, sendAppError } from '../rest-compat/router';
-import { contentRoutes, restRoutes } from '../rest-compat/routes';
+import { contentRoutes, restRoutes, serviceRoutes } from '../rest-compat/routes';
 import type { RestRoute } from '../rest-compat/route';
 import { edgeErrorBody } from './graphql/errors';
 import { graphqlMultipart, isMultipart } from './graphql/multipart';
@@ -143,6 +143,7 @@ function mountRest(
           info: API_INFO,
           routes: [
             ...routes.map((route) => ({ ...route, edgeErrors: REST_EDGE_ERRORS })),
+            ...serviceRoutes.map((route) => ({ ...route, edgeErrors: REST_EDGE_ERRORS })),
             ...downloads.map((route) => ({
               ...route,
               method: 'get' as const,
@@ -155,7 +156,8 @@ function mountRest(
       ),
     ),
   );
-  app.use(restCompatRouter(schema, routes, edgeFor, { routes: downloads, edge: [strict] }, services));
+  const direct = { routes: serviceRoutes, edge: [parseJson, strict] };
+  app.use(restCompatRouter(schema, routes, edgeFor, { routes: downloads, edge: [strict] }, direct, services));
 }
 
 /**

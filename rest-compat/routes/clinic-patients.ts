@@ -1,14 +1,25 @@
+import type { PatientRow } from '../../src/domains/clinics/patients.repository';
+import { BY_ACCOUNT_ID } from '../../src/domains/clinics/patient-list-query';
+import { PatientReview } from '../../src/domains/clinics/patients.types';
+import type { PatientDataSource as PatientDataSourceRecord } from '../../src/domains/clinics/tide/data-sources';
+import { PatientDataSource } from '../../src/domains/clinics/tide/tide.types';
 import { invalid } from '../../src/kernel/errors';
+import { MAX_LIST_ENTRIES, tooManyEntries } from '../../src/kernel/validation';
 import { jsonObject, withTypes } from '../body';
-import { PERMISSION_NAME, SUMMARY_PERIOD } from '../enums';
-import { JsonText, type RestRequest, type RestRoute, type RouteReads } from '../route';
+import { PERMISSION_NAME } from '../enums';
+import {
+  JsonText,
+  type RestRequest,
+  type RestRoute,
+  type RouteDoc,
+  type RouteReads,
+  type ServiceRoute,
+} from '../route';
 import { CLINIC, CLINIC_FIELDS, legacyClinic, OFFSET_PAGING, offsetPaging } from './clinics';
 import { permissionSet } from './permissions';
 import { clinicPatientSummaryJson } from '../patient-summary';
-import type { KindFilter, SummaryFilter } from '../../src/domains/clinics/patient-filters';
 import { patientListQuery } from '../patient-list-query';
-import { statColumn } from '../../src/domains/glucose/period-stats';
-import { DATA_SOURCE_FIELDS, legacyDataSources } from './tide';
+import { DATA_SOURCE_FIELDS, DATA_SOURCE_STATE, legacyDataSources } from './tide';
 import { arrayOf, graphqlInput, integer, object, PERMISSION_SET } from '../openapi/schemas';
 import { PATIENT, PATIENT_LIST_PARAMETERS } from '../openapi/clinic-patients';
 
@@ -88,88 +99,98 @@ export function permissionNames(value: unknown, field = 'permissions'): string[]
   return PERMISSION_NAME.values(names, field);
 }
 
-/** A sort field's GraphQL enum value: `timeCGMUsePercent` → `TIME_CGM_USE_PERCENT`. */
-const sortEnum = (field: string) => statColumn(field).toUpperCase();
+/** The patient list's description (its JSON row; the CSV download shares its path). */
+const LIST_DOC: RouteDoc = {
+  tag: 'Clinic patients',
+  summary: "A clinic's patients, filtered and sorted, with their summaries",
+  parameters: [...PATIENT_LIST_PARAMETERS, ...OFFSET_PAGING],
+  response: object({ data: arrayOf(PATIENT), meta: object({ count: integer, totalCount: integer }) }, ['data', 'meta']),
+  tidepool: 'clinic.v1.yaml#ListPatients',
+};
 
-/** A kind's summary filter as the GraphQL `CgmPatientFilter`/`BgmPatientFilter`. */
-const kindVariables = (given: KindFilter | null | undefined) =>
-  given && {
-    ...given.statistics,
-    ...(given.lastDataFrom ? { lastDataFrom: given.lastDataFrom.toISOString() } : {}),
-    ...(given.lastDataTo ? { lastDataTo: given.lastDataTo.toISOString() } : {}),
-  };
+/** The list's offset paging (`offset`, `limit` up to its maximum, read a page of 100 at a time). */
+const PATIENT_PAGES = offsetPaging(['clinic', 'patients']);
 
-const summaryVariables = (filter: SummaryFilter | null | undefined) =>
-  filter && {
-    // Tidepool's filters are in mmol/L, whatever the clinic prefers.
-    units: 'MMOL_L',
-    period: SUMMARY_PERIOD.value(filter.period!, 'period'),
-    usePreviousPeriod: filter.previous,
-    cgm: kindVariables(filter.cgm),
-    bgm: kindVariables(filter.bgm),
-  };
-
-/** The list's query (shared with its CSV, see rest-compat/patient-list-query.ts) as the GraphQL variables. */
-function patientListVariables(request: RestRequest) {
-  const { filter, order } = patientListQuery(request);
+/**
+ * A patient record as the patient routes' document reads it (PATIENT_FIELDS, in its order), for
+ * legacyPatient: tags the clinic no longer has left out, as the `tags` field leaves them.
+ */
+function patientFields(row: PatientRow, clinicTags: ReadonlySet<string>, sources: PatientDataSourceRecord[] | null) {
+  const iso = (date: Date | null) => date?.toISOString() ?? null;
   return {
-    filter: {
-      search: filter.search ?? null,
-      tags: filter.tags ?? null,
-      lastReviewed: filter.lastReviewed?.toISOString() ?? null,
-      ...summaryVariables(filter.summary),
-    },
-    orderBy: order && {
-      field: sortEnum(order.field),
-      direction: order.descending ? 'DESC' : 'ASC',
-      ...(order.summary && {
-        summary: order.summary.kind.toUpperCase(),
-        period: SUMMARY_PERIOD.value(order.summary.period, 'period'),
-        usePreviousPeriod: order.summary.previous,
-      }),
-    },
+    userId: row.userId,
+    fullName: row.fullName,
+    birthDate: row.birthDate,
+    email: row.email,
+    mrn: row.mrn,
+    tags: row.tags.filter((id) => clinicTags.has(id)).map((id) => ({ id })),
+    permissions: PERMISSION_NAME.values(row.permissions, 'permissions'),
+    reviews: row.reviews.map(PatientReview.from).map(({ clinicianId, time }) => ({ clinicianId, time: iso(time) })),
+    dataSources: sources?.map(PatientDataSource.from).map((source) => ({
+      dataSourceId: source.dataSourceId,
+      providerName: source.providerName,
+      state: DATA_SOURCE_STATE.value(source.state, 'state'),
+      modifiedTime: iso(source.modifiedTime),
+      expirationTime: iso(source.expirationTime),
+      latestDataTime: iso(source.latestDataTime),
+    })),
+    createdTime: iso(row.createdTime),
+    updatedTime: iso(row.updatedTime),
   };
 }
 
-const PATIENT_PAGES = offsetPaging(['clinic', 'patients']);
+/**
+ * The patient list, straight from the services: its page reads the clinic's total and the
+ * patients' summaries in its own statement (PageCompanions), and each patient's JSON is shaped
+ * once, by legacyPatient and the stored summary text, with no GraphQL run in between. The checks
+ * and their order are the GraphQL field's: the clinic (400, 401, 404, 403), then the list's.
+ */
+export const clinicPatientListRoutes: ServiceRoute[] = [
+  {
+    method: 'get',
+    path: '/v1/clinics/:clinicId/patients',
+    doc: LIST_DOC,
+    answer: async (request, reads) => {
+      const { scope, services } = reads;
+      const { filter, order, previous } = patientListQuery(request);
+      if (filter.tags && filter.tags.length > MAX_LIST_ENTRIES) throw tooManyEntries('tags', filter.tags.length);
+      const { first, offset } = PATIENT_PAGES.variables(request);
+      const { clinicId } = request.params;
+      await services.clinics.get(scope, clinicId);
+      const clinicCopies = { previous };
+      const pageAfter = (after: string | null) =>
+        services.patients.list(scope, clinicId, filter, order ?? BY_ACCOUNT_ID, first, after, after ? null : offset, {
+          clinicCopies,
+          total: !after,
+        });
+      const list = await pageAfter(null);
+      const read = [...list.page.nodes];
+      for (let page = list.page; page.hasNextPage && !PATIENT_PAGES.pages.enough!(read.length, request);) {
+        page = (await pageAfter(page.cursorAt(page.nodes.length - 1))).page;
+        read.push(...page.nodes);
+      }
+      const [count, totalCount, tags] = await Promise.all([
+        list.count(),
+        services.patients.count(scope, clinicId),
+        services.clinics.patientTags(scope, clinicId),
+      ]);
+      const clinicTags = new Set(tags.map((tag) => tag.id));
+      // Side by side: the page primed the summaries and data sources, so none reads on its own.
+      const patients = await Promise.all(
+        PATIENT_PAGES.windowOf(read, request).map(async (row) => {
+          const sources = await services.tide.dataSources(scope, clinicId, row.userId);
+          return summarisedPatient(patientFields(row, clinicTags, sources), reads, previous);
+        }),
+      );
+      return new JsonText('{"data":[', JsonText.joined(patients), `],"meta":${JSON.stringify({ count, totalCount })}}`);
+    },
+    status: 200,
+  },
+];
 
 export const ids = ({ params }: RestRequest) => ({ clinicId: params.clinicId, userId: params.patientId });
 
 export const clinicPatientRoutes: RestRoute[] = [
-  {
-    method: 'get',
-    path: '/v1/clinics/:clinicId/patients',
-    doc: {
-      tag: 'Clinic patients',
-      summary: "A clinic's patients, filtered and sorted, with their summaries",
-      parameters: [...PATIENT_LIST_PARAMETERS, ...OFFSET_PAGING],
-      response: object({ data: arrayOf(PATIENT), meta: object({ count: integer, totalCount: integer }) }, [
-        'data',
-        'meta',
-      ]),
-      tidepool: 'clinic.v1.yaml#ListPatients',
-    },
-    document: `query ($id: ID!, $filter: ClinicPatientFilter, $orderBy: ClinicPatientOrder, $first: Int, $after: String, $offset: Int) {
-      clinic(id: $id) { patientCount patients(filter: $filter, orderBy: $orderBy, first: $first, after: $after, offset: $offset) {
-        totalCount nodes { ${PATIENT_FIELDS} } pageInfo { hasNextPage endCursor } } } }`,
-    variables: (request) => ({
-      id: request.params.clinicId,
-      ...patientListVariables(request),
-      ...PATIENT_PAGES.variables(request),
-    }),
-    pages: PATIENT_PAGES.pages,
-    respond: async (data, _reply, request, reads) => {
-      const clinic = data.clinic as { patientCount: number; patients: { totalCount: number } };
-      const rows = PATIENT_PAGES.rows<Record<string, unknown>>(data, request);
-      // Tidepool's offsetPeriods shows the previous periods in each patient's summary.
-      const { previous } = patientListQuery(request);
-      // Side by side, so that the glucose service's loaders read the page's summaries at once.
-      const patients = await Promise.all(rows.map((patient) => summarisedPatient(patient, reads, previous)));
-      const meta = { count: clinic.patients.totalCount, totalCount: clinic.patientCount };
-      return new JsonText('{"data":[', JsonText.joined(patients), `],"meta":${JSON.stringify(meta)}}`);
-    },
-    status: 200,
-  },
   {
     method: 'post',
     path: '/v1/clinics/:clinicId/patients',

@@ -1,7 +1,7 @@
-import type { ContentRoute, RestRoute } from '../route';
+import type { ContentRoute, RestRoute, ServiceRoute } from '../route';
 import type { Services } from '../../src/service-catalog';
 import { blobDownloads, blobRoutes } from './blobs';
-import { clinicPatientRoutes } from './clinic-patients';
+import { clinicPatientListRoutes, clinicPatientRoutes } from './clinic-patients';
 import { clinicPatientAccessRoutes } from './clinic-patient-access';
 import { clinicPatientInviteRoutes } from './clinic-patient-invites';
 import { clinicPatientTagRoutes } from './clinic-patient-tags';
@@ -39,6 +39,9 @@ export const restRoutes: RestRoute[] = [
   ...confirmAccountRoutes,
   ...careTeamInvitationRoutes,
 ];
+
+/** JSON reads the services answer directly, without a GraphQL document (see ServiceRoute). */
+export const serviceRoutes: ServiceRoute[] = [...clinicPatientListRoutes];
 
 /** Downloads, which stream bytes GraphQL cannot carry. */
 export function contentRoutes(

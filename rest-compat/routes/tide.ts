@@ -18,7 +18,7 @@ import {
 } from '../openapi/schemas';
 
 /** Data-source states: GraphQL enum names ↔ Tidepool's strings. */
-const DATA_SOURCE_STATE = new LegacyEnum({
+export const DATA_SOURCE_STATE = new LegacyEnum({
   pending: 'PENDING',
   pendingReconnect: 'PENDING_RECONNECT',
   connected: 'CONNECTED',

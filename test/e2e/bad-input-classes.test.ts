@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { contentRoutes, restRoutes } from '../../rest-compat/routes';
+import { contentRoutes, restRoutes, serviceRoutes } from '../../rest-compat/routes';
 import { passwordGrant, serverToken, signUp, uniqueEmail, type TestAccount } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/app';
 import { logEntries, md5, uploadLog } from '../support/content';
@@ -42,7 +42,7 @@ const downloads = contentRoutes({
   dataExport: {} as never,
 });
 const allRoutes = [
-  ...restRoutes.map(({ method, path }) => ({ method, path })),
+  ...[...restRoutes, ...serviceRoutes].map(({ method, path }) => ({ method, path })),
   ...downloads.map(({ path }) => ({ method: 'get', path })),
 ];
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { parseGlucoseRecord } from '../../src/domains/glucose/glucose-record';
-import { contentRoutes, restRoutes } from '../../rest-compat/routes';
+import { contentRoutes, restRoutes, serviceRoutes } from '../../rest-compat/routes';
 import { UNDOCUMENTED } from '../../rest-compat/openapi/document';
 import { startTestApp, type TestApp } from '../support/app';
 import { call, type Reply } from '../support/http';
@@ -62,7 +62,11 @@ describe('GET /openapi.json', () => {
   });
 
   it('describes every route of the REST table and every download, each with its metadata', () => {
-    const routes = [...restRoutes, ...downloads.map((route) => ({ ...route, method: 'get' as const }))];
+    const routes = [
+      ...restRoutes,
+      ...serviceRoutes,
+      ...downloads.map((route) => ({ ...route, method: 'get' as const })),
+    ];
     const missing = routes.filter((route) => !document.paths[openApiPath(route.path)]?.[route.method]);
     expect(missing.map((route) => `${route.method} ${route.path}`)).toEqual([]);
     const undocumented = routes.filter((route) => !route.doc);

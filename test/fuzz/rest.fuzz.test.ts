@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { restRoutes } from '../../rest-compat/routes';
+import { restRoutes, serviceRoutes } from '../../rest-compat/routes';
 import { fuzzEach, fuzzTimeout, Fuzzer } from '../support/fuzz/harness';
 import {
   restCaseArbitrary,
@@ -35,7 +35,9 @@ afterAll(async () => {
 const nameOf = (operation: RestOperation) => `${operation.method.toUpperCase()} ${operation.template}`;
 
 it('derives cases for every row of the route table', () => {
-  const rows = restRoutes.map((route) => `${route.method.toUpperCase()} ${route.path.replace(/:(\w+)/g, '{$1}')}`);
+  const rows = [...restRoutes, ...serviceRoutes].map(
+    (route) => `${route.method.toUpperCase()} ${route.path.replace(/:(\w+)/g, '{$1}')}`,
+  );
   expect(operations.map(nameOf)).toEqual(expect.arrayContaining(rows));
 });
 

@@ -10,7 +10,13 @@ import { assertClinicAccess, recordPatientAccess } from './membership';
 import { PERIOD_COLUMNS, patientCsvRow, patientCsvWriter, type Cell } from './patient-csv';
 import type { PatientFilter, PatientOrder } from './patient-list';
 import { exportedPatients, type ExportedPatient } from './patient-list.repository';
-import { checkPatientList, patientListSearch, type PatientListQuery, type RequestedOrder } from './patient-list-query';
+import {
+  BY_ACCOUNT_ID,
+  checkPatientList,
+  patientListSearch,
+  type PatientListQuery,
+  type RequestedOrder,
+} from './patient-list-query';
 import type { SummarySortSource } from './patient-filters';
 
 /**
@@ -22,8 +28,6 @@ const FETCH_SIZE = 20;
 
 /** Patients recorded on the access log between its writes: one access-log record each. */
 const ACCESS_GROUP = 1000;
-
-const BY_ACCOUNT: RequestedOrder = { field: 'userId', descending: false };
 
 /** A CSV download, and the name it is saved under. */
 export interface PatientCsv {
@@ -58,7 +62,7 @@ export class PatientExportService {
    */
   async csv(scope: Scope, clinicId: string, query: PatientListQuery, units: GlucoseUnits | null): Promise<PatientCsv> {
     await assertClinicAccess(scope, clinicId, 'read');
-    const { filter, order } = await checkPatientList(scope, clinicId, query.filter, query.order ?? BY_ACCOUNT);
+    const { filter, order } = await checkPatientList(scope, clinicId, query.filter, query.order ?? BY_ACCOUNT_ID);
     const chosen = units ?? (await clinicUnits(scope, clinicId));
     const tagNames = new Map((await this.clinics.patientTags(scope, clinicId)).map((tag) => [tag.id, tag.name]));
     const patients = recordedPatients(scope, clinicId, filter, order, query, this.fetchSize);

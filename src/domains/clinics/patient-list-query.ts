@@ -27,6 +27,9 @@ import { assertFilterTags, MAX_SEARCH_LENGTH, type PatientFilter, type PatientOr
 /** An order as a caller asks it: a statistic sort names its summary, checked later (checkSummarySort). */
 export type RequestedOrder = Omit<PatientOrder, 'summary'> & { summary?: SummarySortSource | null };
 
+/** Tidepool's order when the query names none: by account id. */
+export const BY_ACCOUNT_ID: RequestedOrder = { field: 'userId', descending: false };
+
 /** The list a query string asks for, and the summary period it reads (`period`, `offsetPeriods`). */
 export interface PatientListQuery {
   filter: PatientFilter;

@@ -14,6 +14,7 @@ import {
 } from './patient-filters';
 import { SORTS, sortOf, type PatientFilter, type PatientOrder } from './patient-list';
 import { countPatientsOf, PAGE_COLUMNS, selectPages } from './patient-list.repository';
+import { clinicCopiesOf, clinicCopiesOfJoined, type StoredClinicCopy } from '../glucose/summaries.repository';
 
 /**
  * A list filtered by summaries alone is counted and paged in the clinic copy's list index
@@ -108,6 +109,10 @@ async function referencePage(
       [arrayLiteral([CLINIC]), ...params, ...(after ?? []), first + 1, offset],
     );
 }
+
+/** selectPages' rows of patients as the reference has them: without the clinic each row names, nor an empty page's row. */
+const patientRows = (rows: Record<string, unknown>[]) =>
+  rows.filter((row) => row.user_id !== null).map(({ listed_clinic_id: _clinic, ...row }) => row);
 
 async function referenceCount(filter: PatientFilter): Promise<number> {
   const { from, sql, params } = referenceWhere(filter, null);
@@ -225,11 +230,13 @@ const PAGES: [string, PageArgs, boolean][] = [
 describe('the patient list’s pages and counts', () => {
   it.each(asked)('are those of joining every patient: %s', async (_, filter, order) => {
     const em = orm.em.fork();
-    for (const [page, args, counted] of PAGES)
-      expect([page, await selectPages(em, [CLINIC], filter, order, args, counted)]).toEqual([
-        page,
-        await referencePage(filter, order, args, counted),
-      ]);
+    for (const [page, args, counted] of PAGES) {
+      const rows = await selectPages(em, [CLINIC], filter, order, args, counted);
+      expect([page, patientRows(rows)]).toEqual([page, await referencePage(filter, order, args, counted)]);
+      // Every row names its clinic, and an empty page still has one, which carries the clinic's counts.
+      expect(rows.every((row) => row.listed_clinic_id === CLINIC)).toBe(true);
+      if (!patientRows(rows).length) expect(rows).toHaveLength(1);
+    }
     // After a key inside a run of ties, as a cursor asks.
     const first = await referencePage(filter, order, { first: 60, after: null }, false);
     const key = first[45];
@@ -237,7 +244,7 @@ describe('the patient list’s pages and counts', () => {
       const after =
         order.field === 'userId' ? [key.user_id as string] : [key.sort_value as string, key.user_id as string];
       const args = { first: 30, after };
-      expect(await selectPages(em, [CLINIC], filter, order, args, false)).toEqual(
+      expect(patientRows(await selectPages(em, [CLINIC], filter, order, args, false))).toEqual(
         await referencePage(filter, order, args, false),
       );
     }
@@ -248,5 +255,59 @@ describe('the patient list’s pages and counts', () => {
     const rows = await referencePage({ summary: TWO_FILTERS }, asked[0]![2], { first: 50, after: null }, true);
     expect(Number(rows[0]!.full_count)).toBeGreaterThan(100);
     expect(new Set(rows.map((row) => row.sort_value)).size).toBeLessThan(6);
+  });
+});
+
+describe('a page’s companions', () => {
+  const BY_ID: PatientOrder = { field: 'userId', descending: false };
+  const byKind = (copies: StoredClinicCopy[]) => [...copies].sort((a, b) => a.kind.localeCompare(b.kind));
+
+  it('are the clinic’s total and the clinic copies of the patients who grant it something, read beside the page', async () => {
+    const em = orm.em.fork();
+    const page = await selectPages(em, [CLINIC], {}, BY_ID, { first: 4, after: null }, false);
+    const [granting, withholding, without] = page.map((row) => row.user_id as string);
+    await database.query(
+      `insert into glucose_summaries (user_id, kind, last_data, first_data, last_upload_date, last_updated_date,
+                                      periods, clinic_periods, clinic_offset_periods, schema_version)
+       values ($1, 'cgm', '2026-11-20', '2026-11-01', '2026-11-20', now(), '{}', '{"1d":{"cur":1}}', '{"1d":{"prev":1}}', 6),
+              ($1, 'bgm', '2026-11-19', null, null, now(), '{"offsetPeriods":{"1d":{"old":1}}}', null, null, 6),
+              ($2, 'cgm', '2026-11-20', null, null, now(), '{}', '{"1d":{"cur":2}}', '{"1d":{"prev":2}}', 6)`,
+      [granting, withholding],
+    );
+    await database.query(`update clinic_patients set permissions = '{}' where clinic_id = $1 and user_id = $2`, [
+      CLINIC,
+      withholding,
+    ]);
+    try {
+      const rows = await selectPages(em, [CLINIC], {}, BY_ID, { first: 4, after: null }, false, {
+        total: true,
+        clinicCopies: { previous: true },
+      });
+      expect(patientRows(rows).map((row) => row.user_id)).toEqual(page.map((row) => row.user_id));
+      expect(new Set(rows.map((row) => row.total_count))).toEqual(new Set(['600']));
+      const copies = new Map(rows.map((row) => [row.user_id, clinicCopiesOfJoined(row)]));
+      const [stored] = await clinicCopiesOf(em, [granting!], true);
+      expect(byKind(copies.get(granting)!)).toEqual(byKind(stored!));
+      // The previous side: the stored copy's text, or the periods it is made from where there is none.
+      expect(byKind(copies.get(granting)!).map(({ kind, text, periods }) => ({ kind, text, periods }))).toEqual([
+        { kind: 'bgm', text: null, periods: { '1d': { old: 1 } } },
+        { kind: 'cgm', text: '{"1d":{"prev":1}}', periods: null },
+      ]);
+      expect(copies.get(withholding)).toEqual([]);
+      expect(copies.get(without)).toEqual([]);
+    } finally {
+      await database.query(`update clinic_patients set permissions = '{view}' where clinic_id = $1 and user_id = $2`, [
+        CLINIC,
+        withholding,
+      ]);
+      await database.query('delete from glucose_summaries where user_id = any($1)', [[granting, withholding]]);
+    }
+  });
+
+  it('leave an empty page the clinic’s total', async () => {
+    const rows = await selectPages(orm.em.fork(), [CLINIC], {}, BY_ID, { first: 5, after: null, offset: 5000 }, false, {
+      total: true,
+    });
+    expect(rows).toEqual([expect.objectContaining({ listed_clinic_id: CLINIC, user_id: null, total_count: '600' })]);
   });
 });

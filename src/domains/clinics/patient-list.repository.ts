@@ -2,10 +2,11 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { staleReadsOf } from '../../infra/database/sql-runner';
 import type { PageArgs, SortKey } from '../../kernel/paging';
 import { arrayLiteral, likeEscaped } from '../../kernel/sql';
+import { clinicCopyJoins } from '../glucose/summaries.repository';
 import type { SummaryKind } from '../glucose/summary/buckets';
 import { CLINIC_PERIOD_STATS_TABLE } from './clinic-patient-period-stats.entity';
 import { PATIENT_SEARCH_TEXT } from './clinic-patient.entity';
-import { SORTS, sortOf, type PatientFilter, type PatientOrder } from './patient-list';
+import { SORTS, sortOf, type PageCompanions, type PatientFilter, type PatientOrder } from './patient-list';
 import {
   copySql,
   filtersSummaries,
@@ -201,7 +202,8 @@ function countSql(filter: PatientFilter): { sql: string; params: unknown[] } {
 
 /**
  * Each clinic's page read as its own keyset range, in one SELECT; `counted` adds each clinic's
- * full count (`full_count`).
+ * full count (`full_count`). A clinic whose page is empty still has a row, its page's columns
+ * null, carrying its counts (`listed_clinic_id` names the clinic of every row).
  *
  * A list filtered by summaries alone (copyWhere) is counted in the clinic copy and, sorted by a
  * statistic, paged there too, then the page's records are read by key. For the statistics the
@@ -218,6 +220,7 @@ export function selectPages(
   order: PatientOrder,
   args: PageArgs,
   counted: boolean,
+  companions: PageCompanions = {},
 ): Promise<Record<string, unknown>[]> {
   const { first, after, offset = 0 } = args;
   const direction = order.descending ? 'desc' : 'asc';
@@ -227,13 +230,30 @@ export function selectPages(
   const page = copyPage?.sort
     ? copyPageSql(copyPage, direction, compare, after)
     : recordPageSql(filter, order, direction, compare, after, counted && !count);
+  const also = companionsSql(companions);
   return staleReadsOf(em).rows(
-    `select page.*${count ? ', counted.count as full_count' : ''} from ${CLINICS}
+    `select c.clinic_id as listed_clinic_id, page.*${count ? ', counted.count as full_count' : ''}${also.columns}
+       from ${CLINICS}
        ${count ? `cross join lateral (${count.sql}) counted` : ''}
-       cross join lateral (${page.sql}) page
+       left join lateral (${page.sql}) page on true ${also.joins}
       order by c.position, ${page.sorted ? `page.sort_key ${direction}, ` : ''}page.user_id ${direction}`,
     [arrayLiteral(clinicIds), ...(count?.params ?? []), ...page.params, first + 1, offset],
   );
+}
+
+/**
+ * The columns and joins of a page's companions, after the page's own: the clinic's total
+ * (`total_count`), and the clinic copies of the patients that grant the clinic something (the
+ * glucose domain's joins, clinicCopyJoins; a patient granting nothing shows no summary).
+ */
+function companionsSql({ total, clinicCopies }: PageCompanions): { columns: string; joins: string } {
+  const copies =
+    clinicCopies &&
+    clinicCopyJoins('case when cardinality(page.permissions) > 0 then page.user_id end', clinicCopies.previous);
+  return {
+    columns: `${total ? ', total.count as total_count' : ''}${copies ? `, ${copies.columns}` : ''}`,
+    joins: `${total ? `cross join lateral (${countSql({}).sql}) total` : ''} ${copies?.joins ?? ''}`,
+  };
 }
 
 /** A page's subquery and its parameters before its limit and offset; `sorted`: it has a sort key. */

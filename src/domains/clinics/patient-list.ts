@@ -36,6 +36,17 @@ export interface PatientFilter {
   summary?: SummaryFilter | null;
 }
 
+/**
+ * What a page of the list reads beside its records, in the page's own statement, for a caller
+ * that answers them too (the REST list: its `meta.totalCount` and each patient's `summary`).
+ */
+export interface PageCompanions {
+  /** The clinic's count of all its patients (what countPatients answers without a filter). */
+  total?: boolean;
+  /** Each patient's summaries with one side of their clinic copy (the glucose service's clinicCopiesOfClinicPatient). */
+  clinicCopies?: { previous: boolean };
+}
+
 /** The longest search text: longer ones describe no patient better and cost more trigrams. */
 export const MAX_SEARCH_LENGTH = 100;
 

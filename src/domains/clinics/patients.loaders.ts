@@ -1,9 +1,11 @@
 import { Loader } from '../../kernel/loader';
+import { primeClinicCopies } from '../glucose/glucose.loaders';
+import { clinicCopiesOfJoined } from '../glucose/summaries.repository';
 import type { PageArgs } from '../../kernel/paging';
 import type { Scope } from '../../kernel/scope';
 import { patientKey } from './clinic-ids';
 import { filtersSummaries } from './patient-filters';
-import type { PatientFilter, PatientOrder } from './patient-list';
+import type { PageCompanions, PatientFilter, PatientOrder } from './patient-list';
 import { countPatientsOf, selectPages } from './patient-list.repository';
 import type { PatientDataSource } from './tide/data-sources';
 import { primeDataSources } from './tide/data-sources.loaders';
@@ -39,42 +41,64 @@ export function patientPage(
   filter: PatientFilter,
   order: PatientOrder,
   args: PageArgs,
+  companions: PageCompanions = {},
 ): Promise<PatientRow[]> {
-  return patientPages(scope, filter, order, args).load(clinicId);
+  return patientPages(scope, filter, order, args, companions).load(clinicId);
 }
 
 /**
  * The pages of every clinic a request lists under one filter, order and page: one SELECT for
- * all of them (see selectPages).
+ * all of them (see selectPages), which primes what it read beside the records.
  */
 function patientPages(
   scope: Scope,
   filter: PatientFilter,
   order: PatientOrder,
   args: PageArgs,
+  companions: PageCompanions,
 ): Loader<string, PatientRow[]> {
-  return scope.loaders.get(`clinics.patientPages:${JSON.stringify([filter, order, args])}`, () => {
+  return scope.loaders.get(`clinics.patientPages:${JSON.stringify([filter, order, args, companions])}`, () => {
     return new Loader<string, PatientRow[]>(async (clinicIds) => {
       // A summary filter reads a statistic of every patient of the clinic: the first page counts the
       // matches in the same pass (a window over all of them), instead of a second pass for the count.
       const counted = !args.after && filtersSummaries(filter.summary);
-      const rows = await selectPages(scope.em, clinicIds, filter, order, args, counted);
+      const rows = await selectPages(scope.em, clinicIds, filter, order, args, counted, companions);
+      const records = rows.filter((row) => row.user_id !== null);
       const pages = new Map<string, PatientRow[]>(clinicIds.map((clinicId) => [clinicId, []]));
-      for (const row of rows) pages.get(row.clinic_id as string)?.push(toPatient(row));
-      primeDataSources(scope, rows.map(dataSourcesOf));
-      if (counted) {
-        const counts = patientCounts(scope);
-        for (const clinicId of clinicIds) {
-          const key = countKey(clinicId, filter);
-          const firstRow = rows.find((row) => row.clinic_id === clinicId);
-          // A page past the last match has no row to count with: its count is read on its own.
-          if (counts.has(key) || (!firstRow && args.offset)) continue;
-          counts.set(key, Promise.resolve(firstRow ? Number(firstRow.full_count) : 0));
-        }
-      }
+      for (const row of records) pages.get(row.clinic_id as string)?.push(toPatient(row));
+      primeDataSources(scope, records.map(dataSourcesOf));
+      if (counted) primeCounts(scope, clinicIds, rows, filter, 'full_count', args);
+      if (companions.total) primeCounts(scope, clinicIds, rows, {}, 'total_count', args);
+      if (companions.clinicCopies)
+        primeClinicCopies(
+          scope,
+          companions.clinicCopies.previous,
+          records.map((row) => ({ userId: row.user_id as string, copies: clinicCopiesOfJoined(row) })),
+        );
       return clinicIds.map((clinicId) => pages.get(clinicId)!);
     });
   });
+}
+
+/** The counts a page's rows carry (`column` of each clinic's first row), for countPatients under `filter`. */
+function primeCounts(
+  scope: Scope,
+  clinicIds: readonly string[],
+  rows: Record<string, unknown>[],
+  filter: PatientFilter,
+  column: 'full_count' | 'total_count',
+  args: PageArgs,
+): void {
+  const counts = patientCounts(scope);
+  for (const clinicId of clinicIds) {
+    const key = countKey(clinicId, filter);
+    const value = rows.find((row) => row.listed_clinic_id === clinicId)?.[column];
+    if (counts.has(key)) continue;
+    if (value !== null && value !== undefined) counts.set(key, Promise.resolve(Number(value)));
+    // Counted by a window over the page's own rows: an empty first page has no match at all, while
+    // an empty page past some skipped rows tells nothing, and its count is read on its own.
+    else if (!args.offset) counts.set(key, Promise.resolve(0));
+  }
 }
 
 const dataSourcesOf = (row: Record<string, unknown>) => ({

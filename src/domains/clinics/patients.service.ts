@@ -18,7 +18,7 @@ import {
   type PatientChanges,
   type PatientFields,
 } from './patient-fields';
-import { isPatientKey, patientKey, patientListName, type PatientFilter } from './patient-list';
+import { isPatientKey, patientKey, patientListName, type PageCompanions, type PatientFilter } from './patient-list';
 import { checkPatientList, type RequestedOrder } from './patient-list-query';
 import type { PatientTagsService } from './patient-tags.service';
 import { countPatients, forgetPatient, loadPatient, patientPage } from './patients.loaders';
@@ -229,6 +229,8 @@ export class PatientsService {
   /**
    * A page of the clinic's patients: MEMBERs, ADMINs and servers. Sorting by a summary statistic
    * or date names the summary (`order.summary`: its kind, and the period, 14 days by default).
+   * `companions` are read in the page's statement, for the request's later questions (count,
+   * clinicCopiesOfClinicPatient).
    */
   async list(
     scope: Scope,
@@ -238,12 +240,13 @@ export class PatientsService {
     first: number | null | undefined,
     after: string | null | undefined,
     offset?: number | null,
+    companions: PageCompanions = {},
   ): Promise<PagedList<PatientRow>> {
     await assertClinicAccess(scope, clinicId, 'read');
     const { filter: checked, order } = await checkPatientList(scope, clinicId, filter, requested);
     const list = patientListName(clinicId, checked, order);
     const args = pageArgs(list, first, after, isPatientKey(order), offset);
-    const rows = await patientPage(scope, clinicId, checked, order, args);
+    const rows = await patientPage(scope, clinicId, checked, order, args, companions);
     recordPatientAccess(
       scope,
       clinicId,

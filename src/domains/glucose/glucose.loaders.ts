@@ -76,6 +76,19 @@ export function clinicCopyLoader(scope: Scope, previous: boolean): Loader<string
   });
 }
 
+/**
+ * Copies read in another domain's statement (clinicCopyJoins: the patient list's page): a later
+ * question for them is answered without a statement of its own.
+ */
+export function primeClinicCopies(
+  scope: Scope,
+  previous: boolean,
+  copies: readonly { userId: string; copies: StoredClinicCopy[] }[],
+): void {
+  const loader = clinicCopyLoader(scope, previous);
+  for (const { userId, copies: ofUser } of copies) loader.prime(userId, ofUser);
+}
+
 /** Each user's previous periods by kind, read in one SELECT for the request when a view asks for them. */
 export function previousPeriodsLoader(
   scope: Scope,

@@ -299,17 +299,53 @@ export async function clinicCopiesOf(
   userIds: readonly string[],
   previous: boolean,
 ): Promise<StoredClinicCopy[][]> {
-  const [copy, side] = previous ? ['clinic_offset_periods', 'offsetPeriods'] : ['clinic_periods', 'periods'];
   const rows = await sqlOf(em).rows(
-    `select ${SUMMARY_DATES}, ${copy} as text, case when ${copy} is null then periods->'${side}' end as periods
+    `select ${SUMMARY_DATES}, ${clinicCopyColumns(previous)}
        from glucose_summaries where user_id in (${placeholders(userIds.length)}) and periods is not null`,
     userIds,
   );
-  return byUserOf(userIds, rows, (row) => ({
-    ...summaryDatesOf(row),
-    text: row.text as string | null,
-    periods: row.periods as StoredPeriods | null,
-  }));
+  return byUserOf(userIds, rows, storedClinicCopy);
+}
+
+/** The columns of one side of a summary's clinic copy: its text, and its periods only where the text is missing. */
+function clinicCopyColumns(previous: boolean): string {
+  const [copy, side] = previous ? ['clinic_offset_periods', 'offsetPeriods'] : ['clinic_periods', 'periods'];
+  return `${copy} as text, case when ${copy} is null then periods->'${side}' end as periods`;
+}
+
+const storedClinicCopy = (row: Record<string, unknown>): StoredClinicCopy => ({
+  ...summaryDatesOf(row),
+  text: row.text as string | null,
+  periods: row.periods as StoredPeriods | null,
+});
+
+const JOINED_KINDS: readonly SummaryKind[] = ['cgm', 'bgm'];
+/** The columns of a StoredClinicCopy: SUMMARY_DATES, then clinicCopyColumns'. */
+const COPY_FIELDS = [...SUMMARY_DATES.split(', '), 'text', 'periods'];
+
+/**
+ * One side of the clinic copies of the user in `userIdColumn`, inside another domain's statement
+ * (the patient list reads its page's copies in the page's own statement): a lateral join per
+ * kind, whose columns carry the kind as a prefix (`cgm_text`, `bgm_last_data`, ...; null without
+ * a summary of that kind), read back by clinicCopiesOfJoined.
+ */
+export function clinicCopyJoins(userIdColumn: string, previous: boolean): { columns: string; joins: string } {
+  const prefixed = (kind: SummaryKind) => COPY_FIELDS.map((column) => `${kind}_copy.${column} as ${kind}_${column}`);
+  return {
+    columns: JOINED_KINDS.flatMap(prefixed).join(', '),
+    joins: JOINED_KINDS.map(
+      (kind) =>
+        `left join lateral (select ${SUMMARY_DATES}, ${clinicCopyColumns(previous)} from glucose_summaries
+           where user_id = ${userIdColumn} and kind = '${kind}' and periods is not null offset 0) ${kind}_copy on true`,
+    ).join(' '),
+  };
+}
+
+/** The clinic copies clinicCopyJoins put on a row of another domain's statement. */
+export function clinicCopiesOfJoined(row: Record<string, unknown>): StoredClinicCopy[] {
+  return JOINED_KINDS.filter((kind) => row[`${kind}_kind`] != null).map((kind) =>
+    storedClinicCopy(Object.fromEntries(COPY_FIELDS.map((column) => [column, row[`${kind}_${column}`]]))),
+  );
 }
 
 /** Each user's previous periods by kind, in one SELECT. */

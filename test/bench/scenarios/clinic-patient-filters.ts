@@ -27,7 +27,7 @@ function sampleSummary(): { periods: string; clinicCopy: ClinicCopyTexts } {
 }
 
 /**
- * The clinic's 10,000 patients, each with a 30-day CGM summary: its JSON (what the list shows)
+ * The clinic's 10,000 patients, each an account with a 30-day CGM summary: its JSON (what the list shows)
  * and its eight period-statistics rows (what the list filters and sorts on, copied into the
  * clinic's statistics by the database's triggers), straight in SQL.
  * Statistic values vary by patient and period: very-low time from 0 to 5%, CGM use from 50 to
@@ -48,6 +48,13 @@ export async function seed(
             '[]'::jsonb, null, now(), now()
      from generate_series(1, $2::int) as n`,
     [clinicId, patients],
+  );
+  // Each patient is an account, as the service's own patients always are: the access log asks
+  // which subjects are accounts once an hour per subject, and would ask about these on every page.
+  await client.query(
+    `insert into users (id, created_time) select substr(md5('${prefix}' || n), 1, 10), now()
+       from generate_series(1, $1::int) as n`,
+    [patients],
   );
   const lastData = new Date(Date.UTC(2026, 10, 20)).toISOString();
   const summary = sampleSummary();

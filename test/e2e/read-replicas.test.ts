@@ -65,7 +65,8 @@ const listsOnStandby = () =>
   pair.standby
     .log()
     .split('\n')
-    .filter((line) => line.includes('page.*') && line.includes(clinicId)).length;
+    .filter((line) => line.includes('select c.clinic_id as listed_clinic_id, page.*') && line.includes(clinicId))
+    .length;
 
 describeWithProgram('reads from a streaming replica', STANDBY_TOOLS, () => {
   beforeAll(async () => {

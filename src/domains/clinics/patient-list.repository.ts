@@ -232,8 +232,7 @@ export function selectPages(
     : recordPageSql(filter, order, direction, compare, after, counted && !count);
   const also = companionsSql(companions);
   return staleReadsOf(em).rows(
-    `select c.clinic_id as listed_clinic_id, page.*${count ? ', counted.count as full_count' : ''}${also.columns}
-       from ${CLINICS}
+    `select c.clinic_id as listed_clinic_id, page.*${count ? ', counted.count as full_count' : ''}${also.columns} from ${CLINICS}
        ${count ? `cross join lateral (${count.sql}) counted` : ''}
        left join lateral (${page.sql}) page on true ${also.joins}
       order by c.position, ${page.sorted ? `page.sort_key ${direction}, ` : ''}page.user_id ${direction}`,

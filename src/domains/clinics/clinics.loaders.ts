@@ -2,16 +2,26 @@ import { Loader } from '../../kernel/loader';
 import type { Scope } from '../../kernel/scope';
 import { DEFAULT_GLUCOSE_UNITS, type GlucoseUnits } from '../glucose/summary/units';
 import type { ClinicRecord, PatientTagValue } from './clinic.entity';
-import { clinicsByIds, tagsOfClinics } from './clinics.repository';
+import { clinicsInContext, tagsOfClinics } from './clinics.repository';
+import { callerRoles } from './membership';
 
-/** Clinics by id, one SELECT for every clinic a request names. */
+/**
+ * Clinics by id, one SELECT for every clinic a request names. It reads the caller's roles and the
+ * clinics' patient tags with them and primes their loaders, so the membership check and the tags
+ * that follow a clinic's read cost no statement of their own.
+ */
 export function clinicLoader(scope: Scope): Loader<string, ClinicRecord | null> {
   return scope.loaders.get(
     'clinics.byId',
     () =>
       new Loader<string, ClinicRecord | null>(async (ids) => {
-        const rows = await clinicsByIds(scope.em, ids);
-        const byId = new Map(rows.map((row) => [row.id, row]));
+        const callerId = scope.principal.userId;
+        const rows = await clinicsInContext(scope.em, ids, callerId);
+        for (const { clinic, callerRoles: roles, tags } of rows) {
+          if (callerId !== null) callerRoles(scope, callerId).prime(clinic.id, roles);
+          patientTagsLoader(scope).prime(clinic.id, tags);
+        }
+        const byId = new Map(rows.map(({ clinic }) => [clinic.id, clinic]));
         return ids.map((id) => byId.get(id) ?? null);
       }),
   );

@@ -3,10 +3,12 @@ import { sqlOf } from '../../infra/database/sql-runner';
 import type { PageArgs } from '../../kernel/paging';
 import { placeholders } from '../../kernel/sql';
 import { ClinicSchema, type ClinicRecord, type PatientTagValue } from './clinic.entity';
+import type { ClinicianRole } from './clinician.entity';
 
 /**
- * Every statement on the clinics themselves (`clinics`) and their patient tags (`patient_tags`).
- * The services hold the rules; this holds the statements.
+ * Every statement on the clinics themselves (`clinics`) and their patient tags (`patient_tags`),
+ * and the clinic read with the caller's roles (`clinicians`, whose statements are otherwise in
+ * clinicians.repository.ts). The services hold the rules; this holds the statements.
  */
 
 /** Which clinics a list holds: a member's (memberId), one share code's, and the list filters. */
@@ -56,9 +58,37 @@ export async function countClinics(em: EntityManager, query: ClinicQuery): Promi
   return Number(row.count);
 }
 
-/** Clinics by id, in one SELECT. */
-export function clinicsByIds(em: EntityManager, ids: readonly string[]): Promise<ClinicRecord[]> {
-  return em.find(ClinicSchema, { id: { $in: [...ids] } });
+/** A clinic with what a request on it asks next: the caller's roles in it and its patient tags. */
+export interface ClinicInContext {
+  clinic: ClinicRecord;
+  /** The caller's roles in the clinic; null when it is not a clinician of it, or no user called. */
+  callerRoles: ClinicianRole[] | null;
+  /** The clinic's patient tags, oldest first. */
+  tags: PatientTagValue[];
+}
+
+/**
+ * Clinics by id with the caller's roles in each (`callerId`, null for none) and their patient
+ * tags, in one SELECT: nearly every request on a clinic checks the caller's membership, and a
+ * patient page resolves its tags, right after reading the clinic.
+ */
+export async function clinicsInContext(
+  em: EntityManager,
+  ids: readonly string[],
+  callerId: string | null,
+): Promise<ClinicInContext[]> {
+  const rows = await sqlOf(em).rows(
+    `select c.*, (select m.roles from clinicians m where m.clinic_id = c.id and m.user_id = ?) as caller_roles,
+            coalesce((select json_agg(json_build_object('id', t.id, 'name', t.name) order by t.created_time, t.id)
+                        from patient_tags t where t.clinic_id = c.id), '[]') as tag_list
+       from clinics c where c.id in (${placeholders(ids.length)})`,
+    [callerId, ...ids],
+  );
+  return rows.map(({ caller_roles, tag_list, ...row }) => ({
+    clinic: em.map(ClinicSchema, row),
+    callerRoles: caller_roles as ClinicianRole[] | null,
+    tags: tag_list as PatientTagValue[],
+  }));
 }
 
 export function clinicByShareCode(em: EntityManager, shareCode: string): Promise<ClinicRecord | null> {

@@ -20,6 +20,7 @@ import type { ClinicFields } from '../../src/domains/clinics/clinic-fields';
 import { createServices } from '../../src/services';
 import type { Services } from '../../src/service-catalog';
 import { createTestDatabase, type TestDatabase } from './database';
+import { insertClinicRow } from './clinic-rows';
 
 /** What a server logs in with (SERVER_SECRET). */
 export const SERVER_SECRET = 'domain-test-server-secret-0123456789';
@@ -179,12 +180,7 @@ export async function startDomainWorld(env: Record<string, string> = {}): Promis
     },
     async clinic({ clinicianId, roles = ['CLINIC_MEMBER'], patients = {} }) {
       const clinicId = hexId(24);
-      await database.query(
-        `insert into clinics (id, name, phone_numbers, preferred_bg_units, share_code, can_migrate, tier,
-           tier_description, ehr_enabled, created_time, updated_time)
-         values ($1, 'Test clinic', '[]', 'MG_DL', $2, false, 'tier0100', 'Free', false, now(), now())`,
-        [clinicId, newShareCode()],
-      );
+      await insertClinicRow(database, { id: clinicId, name: 'Test clinic', shareCode: newShareCode(), units: 'MG_DL' });
       if (clinicianId)
         await database.query(
           `insert into clinicians (clinic_id, user_id, roles, created_time, updated_time) values ($1, $2, $3, now(), now())`,

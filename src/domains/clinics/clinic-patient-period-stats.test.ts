@@ -3,6 +3,7 @@ import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database';
 import { CLINIC_PERIOD_STATS_TABLE } from './clinic-patient-period-stats.entity';
 import { CLINIC_PERIOD_STATS_TRIGGERS } from './patient-list.repository';
+import { insertClinicRow } from '../../../test/support/clinic-rows';
 
 /**
  * The clinic copy of the period statistics is kept by the database (triggers in
@@ -16,12 +17,7 @@ let database: TestDatabase;
 beforeAll(async () => {
   database = await createTestDatabase();
   for (const id of CLINICS)
-    await database.query(
-      `insert into clinics (id, name, phone_numbers, preferred_bg_units, share_code, can_migrate, tier,
-                            tier_description, ehr_enabled, created_time, updated_time)
-       values ($1, 'Copy Clinic', '[]', 'mg/dL', $2, false, 'tier0100', 'Free', false, now(), now())`,
-      [id, `COPY-${id.slice(0, 4)}-0001`],
-    );
+    await insertClinicRow(database, { id, name: 'Copy Clinic', shareCode: `COPY-${id.slice(0, 4)}-0001` });
 });
 
 afterAll(async () => {

@@ -4,6 +4,7 @@ import { AccessTrail } from '../../kernel/access-trail';
 import { LoaderRegistry, type Scope } from '../../kernel/scope';
 import { clinicLoader, patientTagsLoader } from './clinics.loaders';
 import { callerRoles } from './membership';
+import { insertClinicRow } from '../../../test/support/clinic-rows';
 
 /**
  * A clinic's read brings the caller's roles in it and its patient tags: what nearly every request
@@ -24,12 +25,7 @@ const scopeOf = (userId: string | null, isServer = false) =>
 async function seed(): Promise<void> {
   const { database } = tested;
   await database.query(`delete from clinics where id = $1`, [CLINIC]);
-  await database.query(
-    `insert into clinics (id, name, phone_numbers, preferred_bg_units, share_code, can_migrate, tier,
-                          tier_description, ehr_enabled, created_time, updated_time)
-     values ($1, 'Context Clinic', '[]', 'mg/dL', 'CTXC-LINI-C001', false, 'tier0100', 'Free', false, now(), now())`,
-    [CLINIC],
-  );
+  await insertClinicRow(database, { id: CLINIC, name: 'Context Clinic', shareCode: 'CTXC-LINI-C001' });
   await database.query(
     `insert into clinicians (clinic_id, user_id, roles, created_time, updated_time)
      values ($1, 'admin00001', '{CLINIC_ADMIN}', now(), now())`,

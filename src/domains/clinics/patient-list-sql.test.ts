@@ -15,6 +15,7 @@ import {
 import { SORTS, sortOf, type PatientFilter, type PatientOrder } from './patient-list';
 import { countPatientsOf, PAGE_COLUMNS, selectPages } from './patient-list.repository';
 import { clinicCopiesOf, clinicCopiesOfJoined, type StoredClinicCopy } from '../glucose/summaries.repository';
+import { insertClinicRow } from '../../../test/support/clinic-rows';
 
 /**
  * A list filtered by summaries alone is counted and paged in the clinic copy's list index
@@ -38,12 +39,7 @@ beforeAll(async () => {
     [CLINIC, 'LIST-EQUI-0001'],
     [OTHER_CLINIC, 'LIST-EQUI-0002'],
   ])
-    await database.query(
-      `insert into clinics (id, name, phone_numbers, preferred_bg_units, share_code, can_migrate, tier,
-                            tier_description, ehr_enabled, created_time, updated_time)
-       values ($1, 'List Clinic', '[]', 'mg/dL', $2, false, 'tier0100', 'Free', false, now(), now())`,
-      [id, code],
-    );
+    await insertClinicRow(database, { id, name: 'List Clinic', shareCode: code });
   // User ids out of the order of n; names tied in groups; some tagged, some reviewed.
   await database.query(
     `insert into clinic_patients (clinic_id, user_id, full_name, tags, permissions, reviews, last_reviewed,

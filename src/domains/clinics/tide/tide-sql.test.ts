@@ -14,6 +14,7 @@ import {
 } from './categories';
 import { categorySql } from './tide-indexes';
 import { tideStatement } from './tide.repository';
+import { insertClinicRow } from '../../../../test/support/clinic-rows';
 
 /**
  * The `noData` rule's two time limits at their exact boundaries (A.3): data older than 8 hours
@@ -43,12 +44,7 @@ let orm: Orm;
 beforeAll(async () => {
   database = await createTestDatabase();
   orm = await openDatabase(database.url, entities, 2);
-  await database.query(
-    `insert into clinics (id, name, phone_numbers, preferred_bg_units, share_code, can_migrate, tier,
-                          tier_description, ehr_enabled, created_time, updated_time)
-     values ($1, 'Boundary Clinic', '[]', 'mg/dL', 'TIDE-EDGE-0001', false, 'tier0100', 'Free', false, now(), now())`,
-    [CLINIC],
-  );
+  await insertClinicRow(database, { id: CLINIC, name: 'Boundary Clinic', shareCode: 'TIDE-EDGE-0001' });
   for (const [index, patient] of PATIENTS.entries()) {
     const userId = `edge-${index}`;
     await database.query(
@@ -136,12 +132,7 @@ function referenceSql(order: readonly TideCategoryKey[]): string {
 
 describe('the TIDE report’s picks', () => {
   beforeAll(async () => {
-    await database.query(
-      `insert into clinics (id, name, phone_numbers, preferred_bg_units, share_code, can_migrate, tier,
-                            tier_description, ehr_enabled, created_time, updated_time)
-       values ($1, 'Equivalence Clinic', '[]', 'mg/dL', 'TIDE-EQUI-0001', false, 'tier0100', 'Free', false, now(), now())`,
-      [EQ_CLINIC],
-    );
+    await insertClinicRow(database, { id: EQ_CLINIC, name: 'Equivalence Clinic', shareCode: 'TIDE-EQUI-0001' });
     await database.query(
       `insert into clinic_patients (clinic_id, user_id, full_name, tags, permissions, reviews, created_time,
                                     updated_time, data_sources)

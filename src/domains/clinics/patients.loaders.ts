@@ -1,8 +1,8 @@
 import { Loader } from '../../kernel/loader';
-import { primeClinicCopies } from '../glucose/glucose.loaders';
-import { clinicCopiesOfJoined } from '../glucose/summaries.repository';
 import type { PageArgs } from '../../kernel/paging';
 import type { Scope } from '../../kernel/scope';
+import { primeClinicCopies } from '../glucose/glucose.loaders';
+import { clinicCopiesOfJoined } from '../glucose/summaries.repository';
 import { patientKey } from './clinic-ids';
 import { filtersSummaries } from './patient-filters';
 import type { PageCompanions, PatientFilter, PatientOrder } from './patient-list';

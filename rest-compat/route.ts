@@ -20,17 +20,18 @@ export interface RestRequest {
  * they are. The patient list splices each summary's stored text into its answer instead of
  * parsing and serialising it again, and the parts are never joined: a page's 650 kB of text
  * would be copied twice more (joined, then encoded into one buffer), each copy garbage to collect.
+ * A part may be bytes (UTF-8): the summaries' texts as the service keeps them, written as they are.
  */
 export class JsonText {
-  readonly parts: readonly string[];
+  readonly parts: readonly (string | Buffer)[];
 
   /** The text of `items` separated by `separator` (a list's or an object's members). */
   static joined(items: readonly JsonText[], separator = ','): JsonText {
     return new JsonText(...items.flatMap((item, index) => (index ? [separator, item] : [item])));
   }
 
-  constructor(...parts: (string | JsonText)[]) {
-    this.parts = parts.flatMap((part) => (typeof part === 'string' ? [part] : part.parts));
+  constructor(...parts: (string | Buffer | JsonText)[]) {
+    this.parts = parts.flatMap((part) => (part instanceof JsonText ? part.parts : [part]));
   }
 
   /** The whole text, joined. */

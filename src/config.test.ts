@@ -103,6 +103,12 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...PRODUCTION, PASSWORD_HASH_MEMORY_KIB: '65536' }).passwordHashCost.memoryKib).toBe(65536);
   });
 
+  it('keeps 16 MiB of clinic copy texts by default, CLINIC_COPY_CACHE_MB otherwise, never none', () => {
+    expect(loadConfig({}).copyTextCacheBytes).toBe(16 * 1024 * 1024);
+    expect(loadConfig({ CLINIC_COPY_CACHE_MB: '64' }).copyTextCacheBytes).toBe(64 * 1024 * 1024);
+    expect(() => loadConfig({ CLINIC_COPY_CACHE_MB: '0' })).toThrow(/CLINIC_COPY_CACHE_MB must be between 1/);
+  });
+
   it('reads METRICS_TOKEN, unset by default', () => {
     expect(loadConfig({}).metricsToken).toBeUndefined();
     expect(loadConfig({ METRICS_TOKEN: ' scrape-token-0123456789 ' }).metricsToken).toBe('scrape-token-0123456789');

@@ -14,7 +14,12 @@ import {
 } from './patient-filters';
 import { SORTS, sortOf, type PatientFilter, type PatientOrder } from './patient-list';
 import { countPatientsOf, PAGE_COLUMNS, selectPages } from './patient-list.repository';
-import { clinicCopiesOf, clinicCopiesOfJoined, type StoredClinicCopy } from '../glucose/summaries.repository';
+import {
+  clinicCopiesOf,
+  clinicCopiesOfJoined,
+  withCopyTexts,
+  type StoredClinicCopy,
+} from '../glucose/summaries.repository';
 import { insertClinicRow } from '../../../test/support/clinic-rows';
 
 /**
@@ -281,12 +286,18 @@ describe('a page’s companions', () => {
       });
       expect(patientRows(rows).map((row) => row.user_id)).toEqual(page.map((row) => row.user_id));
       expect(new Set(rows.map((row) => row.total_count))).toEqual(new Set(['600']));
-      const copies = new Map(rows.map((row) => [row.user_id, clinicCopiesOfJoined(row)]));
+      const joined = rows.map((row) => ({ userId: row.user_id as string, copies: clinicCopiesOfJoined(row) }));
+      const copies = new Map((await withCopyTexts(em, true, joined)).map((user) => [user.userId, user.copies]));
       const [stored] = await clinicCopiesOf(em, [granting!], true);
       expect(byKind(copies.get(granting)!)).toEqual(byKind(stored!));
       // The previous side: the stored copy's text, or the periods it is made from where there is none.
-      expect(byKind(copies.get(granting)!).map(({ kind, text, periods }) => ({ kind, text, periods }))).toEqual([
-        { kind: 'bgm', text: null, periods: { '1d': { old: 1 } } },
+      const sides = byKind(copies.get(granting)!).map(({ kind, text, periods }) => ({
+        kind,
+        text: text?.toString(),
+        periods,
+      }));
+      expect(sides).toEqual([
+        { kind: 'bgm', text: undefined, periods: { '1d': { old: 1 } } },
         { kind: 'cgm', text: '{"1d":{"prev":1}}', periods: null },
       ]);
       expect(copies.get(withholding)).toEqual([]);

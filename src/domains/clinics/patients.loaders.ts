@@ -70,7 +70,7 @@ function patientPages(
       if (counted) primeCounts(scope, clinicIds, rows, filter, 'full_count', args);
       if (companions.total) primeCounts(scope, clinicIds, rows, {}, 'total_count', args);
       if (companions.clinicCopies)
-        primeClinicCopies(
+        await primeClinicCopies(
           scope,
           companions.clinicCopies.previous,
           records.map((row) => ({ userId: row.user_id as string, copies: clinicCopiesOfJoined(row) })),

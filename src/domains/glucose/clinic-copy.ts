@@ -57,8 +57,8 @@ export interface ClinicCopy {
     lastUpdatedDate: Date | null;
     outdatedSince: Date | null;
   };
-  /** The JSON text of the periods keyed `1d` … `30d`. */
-  periods: string;
+  /** The JSON text of the periods keyed `1d` … `30d`: bytes where kept (copy-text-cache.ts). */
+  periods: string | Buffer;
 }
 
 /** Both sides of a summary's clinic copy, as the summary store writes them. */

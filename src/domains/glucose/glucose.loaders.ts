@@ -8,8 +8,10 @@ import {
   clinicCopiesOf,
   previousPeriodsOf,
   summariesOf,
+  type RevisedClinicCopy,
   type StoredClinicCopy,
   type StoredSummary,
+  withCopyTexts,
 } from './summaries.repository';
 import type { SummaryPeriods } from './summary/periods';
 import type { SummaryKind } from './summary/buckets';
@@ -77,16 +79,17 @@ export function clinicCopyLoader(scope: Scope, previous: boolean): Loader<string
 }
 
 /**
- * Copies read in another domain's statement (clinicCopyJoins: the patient list's page): a later
- * question for them is answered without a statement of its own.
+ * Copies read in another domain's statement (clinicCopyJoins: the patient list's page), with their
+ * texts (withCopyTexts): a later question for them is answered without a statement of its own.
  */
-export function primeClinicCopies(
+export async function primeClinicCopies(
   scope: Scope,
   previous: boolean,
-  copies: readonly { userId: string; copies: StoredClinicCopy[] }[],
-): void {
+  copies: readonly { userId: string; copies: RevisedClinicCopy[] }[],
+): Promise<void> {
   const loader = clinicCopyLoader(scope, previous);
-  for (const { userId, copies: ofUser } of copies) loader.prime(userId, ofUser);
+  for (const { userId, copies: ofUser } of await withCopyTexts(scope.em, previous, copies))
+    loader.prime(userId, ofUser);
 }
 
 /** Each user's previous periods by kind, read in one SELECT for the request when a view asks for them. */

@@ -31,13 +31,29 @@ function legacyDates(dates: ClinicCopy['dates']): Record<string, unknown> {
  * clinic nothing (null).
  */
 export function legacySummaryJson(copies: readonly ClinicCopy[] | null): JsonText | undefined {
-  const stats = (name: string, kind: ClinicCopy['kind']) => {
+  const stats = (kind: ClinicCopy['kind']) => {
     const copy = copies?.find((candidate) => candidate.kind === kind);
-    const dates = copy && JSON.stringify(legacyDates(copy.dates));
-    return copy && new JsonText(`"${name}":{"config":${CONFIG},"dates":${dates},"periods":`, copy.periods, '}');
+    return copy && statsJson(copy);
   };
-  const kinds = [stats('cgmStats', 'cgm'), stats('bgmStats', 'bgm')].filter((json) => json !== undefined);
+  const kinds = [stats('cgm'), stats('bgm')].filter((json) => json !== undefined);
   return kinds.length ? new JsonText('{', JsonText.joined(kinds), '}') : undefined;
+}
+
+/**
+ * Each copy's `"cgmStats":{…}` (or `bgmStats`), made once per copy: the glucose service answers a
+ * copy it keeps as the same object (clinicCopiesOfClinicPatient), so a page read again shapes no
+ * dates, and what is made goes when the copy does.
+ */
+const statsOfCopy = new WeakMap<ClinicCopy, JsonText>();
+
+function statsJson(copy: ClinicCopy): JsonText {
+  let json = statsOfCopy.get(copy);
+  if (!json) {
+    const dates = JSON.stringify(legacyDates(copy.dates));
+    const prefix = `"${copy.kind}Stats":{"config":${CONFIG},"dates":${dates},"periods":`;
+    statsOfCopy.set(copy, (json = new JsonText(prefix, copy.periods, '}')));
+  }
+  return json;
 }
 
 /** A clinic patient, as far as reading its summaries goes: what it grants the clinic decides what is read. */

@@ -104,8 +104,8 @@ describe('loadConfig', () => {
   });
 
   it('keeps 16 MiB of clinic copy texts by default, CLINIC_COPY_CACHE_MB otherwise, never none', () => {
-    expect(loadConfig({}).copyTextCacheBytes).toBe(16 * 1024 * 1024);
-    expect(loadConfig({ CLINIC_COPY_CACHE_MB: '64' }).copyTextCacheBytes).toBe(64 * 1024 * 1024);
+    expect(loadConfig({}).clinicCopyCacheBytes).toBe(16 * 1024 * 1024);
+    expect(loadConfig({ CLINIC_COPY_CACHE_MB: '64' }).clinicCopyCacheBytes).toBe(64 * 1024 * 1024);
     expect(() => loadConfig({ CLINIC_COPY_CACHE_MB: '0' })).toThrow(/CLINIC_COPY_CACHE_MB must be between 1/);
   });
 

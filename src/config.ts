@@ -97,7 +97,7 @@ export interface Config {
   /** AGPs each instance remembers, answered again while their readings are unchanged (0: none). */
   rememberedAgps: number;
   /** Bytes of summaries' clinic copy texts each instance keeps for each database, read again by the patient list without being sent. */
-  copyTextCacheBytes: number;
+  clinicCopyCacheBytes: number;
   /**
    * Glucose readings one account may store per hour of data (UTC, counting what is stored and
    * counts or will on its dataset's close); an upload that would pass it is refused whole.
@@ -321,7 +321,7 @@ export function loadConfig(env: Env = process.env): Config {
     // A clinic's dashboard reading its patients' AGPs over and over; about 10 KB each.
     rememberedAgps: integer(env, 'AGP_CACHE_ENTRIES', 2_000, 0, 1_000_000),
     // A page of 50 patients holds about 600 kB of them; 16 MiB keep about 28 pages.
-    copyTextCacheBytes: integer(env, 'CLINIC_COPY_CACHE_MB', 16, 1, 4_096) * 1024 * 1024,
+    clinicCopyCacheBytes: integer(env, 'CLINIC_COPY_CACHE_MB', 16, 1, 4_096) * 1024 * 1024,
     // Four times the 60 a summary counts per hour (docs/summaries.md, Hourly buckets): room for
     // re-uploads, none for floods.
     glucoseReadingsPerHour: integer(env, 'GLUCOSE_READINGS_PER_HOUR', 240, 61, 100_000),

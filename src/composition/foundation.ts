@@ -5,7 +5,7 @@ import { AccessPolicy } from '../domains/permissions/access-policy';
 import { clinicControl, clinicGrants } from '../domains/clinics/membership';
 import { PermissionsService } from '../domains/permissions/permissions.service';
 import { setPasswordHashCost } from '../domains/users/password-hash';
-import { setCopyTextCacheBytes } from '../domains/glucose/copy-text-cache';
+import { setClinicCopyCacheBytes } from '../domains/glucose/clinic-copy-cache';
 import { UsersService } from '../domains/users/users.service';
 import { ConfirmationStore } from '../domains/confirmations/confirmations.store';
 import type { Orm } from '../infra/database/orm';
@@ -39,7 +39,7 @@ export function foundation({ config, logger, orm }: ServiceDependencies): Founda
   const mailer = createMailer(config, () => orm.em.fork(), logger);
   const confirmations = new ConfirmationStore(mailer.queue, config.confirmationLifetimes);
   setPasswordHashCost(config.passwordHashCost);
-  setCopyTextCacheBytes(config.copyTextCacheBytes);
+  setClinicCopyCacheBytes(config.clinicCopyCacheBytes);
   const users = new UsersService(access);
   const accountsExist = (scope: Scope, ids: readonly string[]) => users.existing(scope, ids);
   const permissions = new PermissionsService(access, accountsExist);

@@ -16,8 +16,8 @@ import { SORTS, sortOf, type PatientFilter, type PatientOrder } from './patient-
 import { countPatientsOf, PAGE_COLUMNS, selectPages } from './patient-list.repository';
 import {
   clinicCopiesOf,
-  clinicCopiesOfJoined,
-  withCopyTexts,
+  clinicCopyRevisionsOf,
+  keptClinicCopies,
   type StoredClinicCopy,
 } from '../glucose/summaries.repository';
 import { insertClinicRow } from '../../../test/support/clinic-rows';
@@ -286,8 +286,8 @@ describe('a page’s companions', () => {
       });
       expect(patientRows(rows).map((row) => row.user_id)).toEqual(page.map((row) => row.user_id));
       expect(new Set(rows.map((row) => row.total_count))).toEqual(new Set(['600']));
-      const joined = rows.map((row) => ({ userId: row.user_id as string, copies: clinicCopiesOfJoined(row) }));
-      const copies = new Map((await withCopyTexts(em, true, joined)).map((user) => [user.userId, user.copies]));
+      const named = rows.map((row) => ({ userId: row.user_id as string, revisions: clinicCopyRevisionsOf(row) }));
+      const copies = new Map((await keptClinicCopies(em, true, named)).map((user) => [user.userId, user.copies]));
       const [stored] = await clinicCopiesOf(em, [granting!], true);
       expect(byKind(copies.get(granting)!)).toEqual(byKind(stored!));
       // The previous side: the stored copy's text, or the periods it is made from where there is none.

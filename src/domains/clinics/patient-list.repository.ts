@@ -242,13 +242,11 @@ export function selectPages(
 
 /**
  * The columns and joins of a page's companions, after the page's own: the clinic's total
- * (`total_count`), and the clinic copies of the patients that grant the clinic something (the
- * glucose domain's joins, clinicCopyJoins; a patient granting nothing shows no summary).
+ * (`total_count`), and the revisions of the clinic copies of the patients that grant the clinic
+ * something (the glucose domain's joins, clinicCopyJoins; a patient granting nothing shows no summary).
  */
 function companionsSql({ total, clinicCopies }: PageCompanions): { columns: string; joins: string } {
-  const copies =
-    clinicCopies &&
-    clinicCopyJoins('case when cardinality(page.permissions) > 0 then page.user_id end', clinicCopies.previous);
+  const copies = clinicCopies && clinicCopyJoins('case when cardinality(page.permissions) > 0 then page.user_id end');
   return {
     columns: `${total ? ', total.count as total_count' : ''}${copies ? `, ${copies.columns}` : ''}`,
     joins: `${total ? `cross join lateral (${countSql({}).sql}) total` : ''} ${copies?.joins ?? ''}`,

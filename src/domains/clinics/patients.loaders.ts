@@ -2,7 +2,7 @@ import { Loader } from '../../kernel/loader';
 import type { PageArgs } from '../../kernel/paging';
 import type { Scope } from '../../kernel/scope';
 import { primeClinicCopies } from '../glucose/glucose.loaders';
-import { clinicCopiesOfJoined } from '../glucose/summaries.repository';
+import { clinicCopyRevisionsOf } from '../glucose/summaries.repository';
 import { patientKey } from './clinic-ids';
 import { filtersSummaries } from './patient-filters';
 import type { PageCompanions, PatientFilter, PatientOrder } from './patient-list';
@@ -73,7 +73,7 @@ function patientPages(
         await primeClinicCopies(
           scope,
           companions.clinicCopies.previous,
-          records.map((row) => ({ userId: row.user_id as string, copies: clinicCopiesOfJoined(row) })),
+          records.map((row) => ({ userId: row.user_id as string, revisions: clinicCopyRevisionsOf(row) })),
         );
       return clinicIds.map((clinicId) => pages.get(clinicId)!);
     });

@@ -8,10 +8,9 @@ import {
   clinicCopiesOf,
   previousPeriodsOf,
   summariesOf,
-  type RevisedClinicCopy,
   type StoredClinicCopy,
   type StoredSummary,
-  withCopyTexts,
+  keptClinicCopies,
 } from './summaries.repository';
 import type { SummaryPeriods } from './summary/periods';
 import type { SummaryKind } from './summary/buckets';
@@ -79,17 +78,17 @@ export function clinicCopyLoader(scope: Scope, previous: boolean): Loader<string
 }
 
 /**
- * Copies read in another domain's statement (clinicCopyJoins: the patient list's page), with their
- * texts (withCopyTexts): a later question for them is answered without a statement of its own.
+ * Copies named in another domain's statement (clinicCopyJoins: the patient list's page reads their
+ * revisions), as kept or read again (keptClinicCopies): a later question for them is answered
+ * without a statement of its own.
  */
 export async function primeClinicCopies(
   scope: Scope,
   previous: boolean,
-  copies: readonly { userId: string; copies: RevisedClinicCopy[] }[],
+  users: readonly { userId: string; revisions: string[] }[],
 ): Promise<void> {
   const loader = clinicCopyLoader(scope, previous);
-  for (const { userId, copies: ofUser } of await withCopyTexts(scope.em, previous, copies))
-    loader.prime(userId, ofUser);
+  for (const { userId, copies } of await keptClinicCopies(scope.em, previous, users)) loader.prime(userId, copies);
 }
 
 /** Each user's previous periods by kind, read in one SELECT for the request when a view asks for them. */

@@ -36,7 +36,7 @@ import {
 } from './readings.repository';
 import { dropCopies, insertReadings, storeShapes } from './reading-upload.repository';
 import { shapeReadings } from './reading-shape';
-import { deleteSummaries, markOutdated, type StoredSummary } from './summaries.repository';
+import { deleteSummaries, markOutdated, type StoredClinicCopy, type StoredSummary } from './summaries.repository';
 import type { SummaryKind } from './summary/buckets';
 import { exportPeriod, type ExportedPeriod } from './summary/export';
 import { PERIODS, type PeriodKey } from './summary/periods';
@@ -260,12 +260,7 @@ export class GlucoseService {
     if (!patient.permissions.length) return null;
     return (await clinicCopyLoader(scope, previous).load(patient.userId))
       .filter((summary) => summary.lastData)
-      .map(({ kind, text, periods, ...dates }) => ({
-        kind,
-        dates: { ...dates, lastData: dates.lastData! },
-        // A summary written before the copy was kept is copied from its periods.
-        periods: text ?? clinicCopyText(periods!, kind),
-      }));
+      .map(clinicCopyOf);
   }
 
   /**
@@ -411,3 +406,21 @@ const emptyList = <T>(list: string, args: PageArgs): PagedList<T> => ({
 
 const closed = () => conflict('The dataset is closed: open a new one to upload more data');
 const datasetNotFound = (id: string) => notFound(`Dataset ${id} was not found`);
+
+/**
+ * The ClinicCopy of each stored one, made once per stored copy: a kept copy (clinic-copy-cache.ts)
+ * is answered as the same object for as long as it is kept, and so is its ClinicCopy, which lets
+ * a transport keep what it makes of one beside it (rest-compat/patient-summary.ts).
+ */
+const clinicCopies = new WeakMap<StoredClinicCopy, ClinicCopy>();
+
+function clinicCopyOf(stored: StoredClinicCopy): ClinicCopy {
+  let copy = clinicCopies.get(stored);
+  if (!copy) {
+    const { kind, text, periods, ...dates } = stored;
+    // A summary written before the copy was kept is copied from its periods.
+    copy = { kind, dates: { ...dates, lastData: dates.lastData! }, periods: text ?? clinicCopyText(periods!, kind) };
+    clinicCopies.set(stored, copy);
+  }
+  return copy;
+}

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { sqlOf } from '../../infra/database/sql-runner';
 import { placeholders, rowDate } from '../../kernel/sql';
 import type { ClinicCopyTexts } from './clinic-copy';
-import { copyTextCacheOf } from './copy-text-cache';
+import { clinicCopyCacheOf } from './clinic-copy-cache';
 import { SUMMARY_SCHEMA_VERSION } from './glucose-summary.entity';
 import { EXPORTED_STAT_NAMES, STAT_COLUMNS } from './period-stats';
 import type { HourBucket, SummaryKind } from './summary/buckets';
@@ -286,8 +286,8 @@ export async function summariesOf(em: EntityManager, userIds: readonly string[])
 /** A summary's dates and one side of its clinic copy (clinic-copy.ts). */
 export interface StoredClinicCopy extends Omit<StoredSummary, 'periods'> {
   /**
-   * The JSON text of the side's periods, as bytes kept by its revision (copy-text-cache.ts); null
-   * for a summary written before the copy was kept.
+   * The JSON text of the side's periods, as bytes (clinic-copy-cache.ts); null for a summary
+   * written before the copy was kept.
    */
   text: Buffer | null;
   /** The side's full periods, read only where `text` is null, to make the copy from. */
@@ -297,100 +297,73 @@ export interface StoredClinicCopy extends Omit<StoredSummary, 'periods'> {
 /**
  * Each user's summaries with one side of their clinic copy, current or `previous`, in one
  * SELECT: the text as it is, without reading the summaries' full periods (but where it is missing).
- * Each text is kept by its revision for the pages after (clinicCopiesOfJoined).
+ * Each copy with a text is kept by its revision for the pages after (keptClinicCopies), and a copy
+ * kept already is answered as the same object.
  */
 export async function clinicCopiesOf(
   em: EntityManager,
   userIds: readonly string[],
   previous: boolean,
 ): Promise<StoredClinicCopy[][]> {
+  const [copy, side] = previous ? ['clinic_offset_periods', 'offsetPeriods'] : ['clinic_periods', 'periods'];
   const rows = await sqlOf(em).rows(
-    `select ${SUMMARY_DATES}, ${clinicCopyColumns(previous, 'text')}
+    `select ${SUMMARY_DATES}, revision::text as revision, ${copy} as text,
+            case when ${copy} is null then periods->'${side}' end as periods
        from glucose_summaries where user_id in (${placeholders(userIds.length)}) and periods is not null`,
     userIds,
   );
-  const texts = copyTextCacheOf(em.config);
-  return byUserOf(userIds, rows, (row) => ({
-    ...summaryDatesOf(row),
-    text: row.text == null ? null : texts.keep(row.revision as string, previous, row.text as string),
-    periods: row.periods as StoredPeriods | null,
-  }));
-}
-
-/**
- * The columns of one side of a summary's clinic copy: its text's revision, then the text itself
- * (`text`) or only whether there is one (`revision`), and its periods only where the text is missing.
- */
-function clinicCopyColumns(previous: boolean, read: 'text' | 'revision'): string {
-  const [copy, side] = previous ? ['clinic_offset_periods', 'offsetPeriods'] : ['clinic_periods', 'periods'];
-  const text = read === 'text' ? `${copy} as text` : `${copy} is not null as has_text`;
-  return `revision::text as revision, ${text}, case when ${copy} is null then periods->'${side}' end as periods`;
+  const cache = clinicCopyCacheOf(em.config);
+  return byUserOf(userIds, rows, (row) => {
+    const periods = row.periods as StoredPeriods | null;
+    if (row.text == null) return { ...summaryDatesOf(row), text: null, periods };
+    const text = Buffer.from(row.text as string);
+    return cache.keep(row.revision as string, previous, { ...summaryDatesOf(row), text, periods });
+  });
 }
 
 const JOINED_KINDS: readonly SummaryKind[] = ['cgm', 'bgm'];
-/** The columns of a RevisedClinicCopy: SUMMARY_DATES, then clinicCopyColumns' by revision. */
-const COPY_FIELDS = [...SUMMARY_DATES.split(', '), 'revision', 'has_text', 'periods'];
 
 /**
- * One side of the clinic copies of the user in `userIdColumn`, inside another domain's statement
- * (the patient list reads its page's copies in the page's own statement): a lateral join per
- * kind, whose columns carry the kind as a prefix (`cgm_revision`, `bgm_last_data`, ...; null
- * without a summary of that kind), read back by clinicCopiesOfJoined. The texts' revisions, not
- * the texts: withCopyTexts finds them.
+ * The revisions of the clinic copies of the user in `userIdColumn` (one column per kind,
+ * `cgm_revision` and `bgm_revision`, null without a summary of that kind), inside another
+ * domain's statement: the patient list reads its page's in the page's own statement, and
+ * keptClinicCopies finds the copies they name.
  */
-export function clinicCopyJoins(userIdColumn: string, previous: boolean): { columns: string; joins: string } {
-  const prefixed = (kind: SummaryKind) => COPY_FIELDS.map((column) => `${kind}_copy.${column} as ${kind}_${column}`);
+export function clinicCopyJoins(userIdColumn: string): { columns: string; joins: string } {
   return {
-    columns: JOINED_KINDS.flatMap(prefixed).join(', '),
+    columns: JOINED_KINDS.map((kind) => `${kind}_copy.revision as ${kind}_revision`).join(', '),
     joins: JOINED_KINDS.map(
       (kind) =>
-        `left join lateral (select ${SUMMARY_DATES}, ${clinicCopyColumns(previous, 'revision')} from glucose_summaries
+        `left join lateral (select revision::text as revision from glucose_summaries
            where user_id = ${userIdColumn} and kind = '${kind}' and periods is not null offset 0) ${kind}_copy on true`,
     ).join(' '),
   };
 }
 
-/** A clinic copy read without its text (clinicCopyJoins): the text's revision, and whether there is one. */
-export interface RevisedClinicCopy extends Omit<StoredClinicCopy, 'text'> {
-  revision: string;
-  hasText: boolean;
-}
-
-/** The clinic copies clinicCopyJoins put on a row of another domain's statement. */
-export function clinicCopiesOfJoined(row: Record<string, unknown>): RevisedClinicCopy[] {
-  return JOINED_KINDS.filter((kind) => row[`${kind}_kind`] != null).map((kind) => {
-    const column = (name: string) => row[`${kind}_${name}`];
-    return {
-      ...summaryDatesOf(Object.fromEntries(SUMMARY_DATES.split(', ').map((name) => [name, column(name)]))),
-      revision: column('revision') as string,
-      hasText: column('has_text') as boolean,
-      periods: column('periods') as StoredPeriods | null,
-    };
-  });
+/** The revisions clinicCopyJoins put on a row of another domain's statement, one per summary. */
+export function clinicCopyRevisionsOf(row: Record<string, unknown>): string[] {
+  return JOINED_KINDS.map((kind) => row[`${kind}_revision`] as string | null).filter((revision) => revision !== null);
 }
 
 /**
- * Copies read by revision (clinicCopiesOfJoined) with their texts, kept from an earlier read
- * (copy-text-cache.ts). Users with a text not kept are read again whole, in one SELECT for them
- * all (clinicCopiesOf), which keeps their texts for the next page: a text that changed since the
- * page was read then shows as it is now, with its dates.
+ * Each user's clinic copies named by revision (clinicCopyRevisionsOf), as kept from an earlier read
+ * (clinic-copy-cache.ts). Users with one not kept (never read, forgotten, or without a text) are
+ * read again whole, in one SELECT for them all (clinicCopiesOf), which keeps theirs for the next
+ * page: a copy that changed since the page was read then shows as it is now.
  */
-export async function withCopyTexts(
+export async function keptClinicCopies(
   em: EntityManager,
   previous: boolean,
-  users: readonly { userId: string; copies: RevisedClinicCopy[] }[],
+  users: readonly { userId: string; revisions: string[] }[],
 ): Promise<{ userId: string; copies: StoredClinicCopy[] }[]> {
-  const texts = copyTextCacheOf(em.config);
-  const kept = users.map(({ copies }) => {
-    const filled = copies.map(({ revision, hasText, ...copy }) => {
-      const text = hasText ? texts.get(revision, previous) : null;
-      return text === undefined ? undefined : { ...copy, text };
-    });
-    return filled.every((copy) => copy !== undefined) ? filled : undefined;
+  const cache = clinicCopyCacheOf(em.config);
+  const kept = users.map(({ revisions }) => {
+    const copies = revisions.map((revision) => cache.get(revision, previous));
+    return copies.every((copy) => copy !== undefined) ? copies : undefined;
   });
   const unkept = users.filter((_, index) => !kept[index]).map(({ userId }) => userId);
   const reread = unkept.length ? await clinicCopiesOf(em, unkept, previous) : [];
-  const rereadByUser = new Map(unkept.map((userId, index) => [userId, reread[index]]));
+  const rereadByUser = new Map(unkept.map((userId, index) => [userId, reread[index]!]));
   return users.map(({ userId }, index) => ({ userId, copies: kept[index] ?? rereadByUser.get(userId)! }));
 }
 

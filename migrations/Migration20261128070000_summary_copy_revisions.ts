@@ -2,7 +2,7 @@ import { Migration } from '@mikro-orm/migrations';
 
 /**
  * A revision for each summary's clinic copy as the patient list shows it
- * (src/domains/glucose/copy-text-cache.ts): a number from one sequence, given to the row when it
+ * (src/domains/glucose/clinic-copy-cache.ts): a number from one sequence, given to the row when it
  * is inserted and again whenever its copy's text or one of the dates shown beside it changes, so
  * a revision names one copy for good. The service keeps the copies it has read by revision, their
  * texts outside the JavaScript heap, and the patient list's page statement reads the revisions

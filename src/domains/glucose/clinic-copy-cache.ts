@@ -1,5 +1,4 @@
 import { LRUCache } from 'lru-cache';
-import type { StoredClinicCopy } from './summaries.repository';
 
 /** CLINIC_COPY_CACHE_MB's default: about 1,400 copies of a 30-day CGM summary (about 12 kB each). */
 export const DEFAULT_CLINIC_COPY_CACHE_BYTES = 16 * 1024 * 1024;
@@ -11,8 +10,16 @@ export function setClinicCopyCacheBytes(bytes: number): void {
   budgetBytes = bytes;
 }
 
+/** The bytes a database's cache is made with. */
+export const clinicCopyCacheBytes = (): number => budgetBytes;
+
 /** What a kept copy costs beside its text: its dates and the cache's entry, about. */
 const ENTRY_BYTES = 200;
+
+/** What the cache reads of a copy: its text's bytes, for its size. */
+interface WithText {
+  text: Buffer | null;
+}
 
 /**
  * Clinic copies (clinic-copy.ts) with their dates, as the service has read them, by the revision
@@ -28,8 +35,8 @@ const ENTRY_BYTES = 200;
  * A revision answers the same object every time, so what a caller makes of a copy may be kept
  * beside it (a WeakMap keyed by the copy), and goes when the copy goes.
  */
-export class ClinicCopyCache {
-  private readonly copies: LRUCache<string, StoredClinicCopy>;
+export class ClinicCopyCache<Copy extends WithText> {
+  private readonly copies: LRUCache<string, Copy>;
 
   constructor(maxBytes: number) {
     this.copies = new LRUCache({
@@ -39,12 +46,12 @@ export class ClinicCopyCache {
   }
 
   /** The copy of `revision`'s current (or `previous`) periods, if kept. */
-  get(revision: string, previous: boolean): StoredClinicCopy | undefined {
+  get(revision: string, previous: boolean): Copy | undefined {
     return this.copies.get(keyOf(revision, previous));
   }
 
   /** Keeps `copy`, read with `revision`, unless a copy of it is kept already; answers the one kept. */
-  keep(revision: string, previous: boolean, copy: StoredClinicCopy): StoredClinicCopy {
+  keep(revision: string, previous: boolean, copy: Copy): Copy {
     const key = keyOf(revision, previous);
     const kept = this.copies.get(key);
     if (kept) return kept;
@@ -59,15 +66,3 @@ export class ClinicCopyCache {
 }
 
 const keyOf = (revision: string, previous: boolean) => `${previous ? 'previous' : 'current'}:${revision}`;
-
-/**
- * One cache per database (keyed by the ORM's configuration, which every entity manager of it
- * shares): revisions come from each database's own sequence, and a test process runs several.
- */
-const caches = new WeakMap<object, ClinicCopyCache>();
-
-export function clinicCopyCacheOf(ormConfig: object): ClinicCopyCache {
-  let cache = caches.get(ormConfig);
-  if (!cache) caches.set(ormConfig, (cache = new ClinicCopyCache(budgetBytes)));
-  return cache;
-}

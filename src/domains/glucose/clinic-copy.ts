@@ -57,7 +57,7 @@ export interface ClinicCopy {
     lastUpdatedDate: Date | null;
     outdatedSince: Date | null;
   };
-  /** The JSON text of the periods keyed `1d` … `30d`: bytes where kept (copy-text-cache.ts). */
+  /** The JSON text of the periods keyed `1d` … `30d`: bytes where kept (clinic-copy-cache.ts). */
   periods: string | Buffer;
 }
 

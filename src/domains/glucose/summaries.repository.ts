@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { sqlOf } from '../../infra/database/sql-runner';
 import { placeholders, rowDate } from '../../kernel/sql';
 import type { ClinicCopyTexts } from './clinic-copy';
-import { clinicCopyCacheOf } from './clinic-copy-cache';
+import { ClinicCopyCache, clinicCopyCacheBytes } from './clinic-copy-cache';
 import { SUMMARY_SCHEMA_VERSION } from './glucose-summary.entity';
 import { EXPORTED_STAT_NAMES, STAT_COLUMNS } from './period-stats';
 import type { HourBucket, SummaryKind } from './summary/buckets';
@@ -295,6 +295,19 @@ export interface StoredClinicCopy extends Omit<StoredSummary, 'periods'> {
 }
 
 /**
+ * One cache of kept copies per database (keyed by the ORM's configuration, which every entity
+ * manager of it shares): revisions come from each database's own sequence, and a test process
+ * runs several.
+ */
+const copyCaches = new WeakMap<object, ClinicCopyCache<StoredClinicCopy>>();
+
+function clinicCopyCacheOf(em: EntityManager): ClinicCopyCache<StoredClinicCopy> {
+  let cache = copyCaches.get(em.config);
+  if (!cache) copyCaches.set(em.config, (cache = new ClinicCopyCache(clinicCopyCacheBytes())));
+  return cache;
+}
+
+/**
  * Each user's summaries with one side of their clinic copy, current or `previous`, in one
  * SELECT: the text as it is, without reading the summaries' full periods (but where it is missing).
  * Each copy with a text is kept by its revision for the pages after (keptClinicCopies), and a copy
@@ -312,7 +325,7 @@ export async function clinicCopiesOf(
        from glucose_summaries where user_id in (${placeholders(userIds.length)}) and periods is not null`,
     userIds,
   );
-  const cache = clinicCopyCacheOf(em.config);
+  const cache = clinicCopyCacheOf(em);
   return byUserOf(userIds, rows, (row) => {
     const periods = row.periods as StoredPeriods | null;
     if (row.text == null) return { ...summaryDatesOf(row), text: null, periods };
@@ -356,7 +369,7 @@ export async function keptClinicCopies(
   previous: boolean,
   users: readonly { userId: string; revisions: string[] }[],
 ): Promise<{ userId: string; copies: StoredClinicCopy[] }[]> {
-  const cache = clinicCopyCacheOf(em.config);
+  const cache = clinicCopyCacheOf(em);
   const kept = users.map(({ revisions }) => {
     const copies = revisions.map((revision) => cache.get(revision, previous));
     return copies.every((copy) => copy !== undefined) ? copies : undefined;

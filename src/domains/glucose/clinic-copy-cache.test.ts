@@ -1,7 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/database';
-import { entities } from '../../entities';
-import { openDatabase, type Orm } from '../../infra/database/orm';
+import { describe, expect, it } from '@jest/globals';
+import { useTestOrm } from '../../../test/support/test-orm';
 import { sqlOf } from '../../infra/database/sql-runner';
 import { ClinicCopyCache } from './clinic-copy-cache';
 import {
@@ -43,22 +41,11 @@ describe('ClinicCopyCache', () => {
   });
 });
 
-let database: TestDatabase;
-let orm: Orm;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  orm = await openDatabase(database.url, entities, 2);
-});
-
-afterAll(async () => {
-  await orm?.close();
-  await database?.release();
-});
+const testOrm = useTestOrm();
 
 /** A CGM summary of `userId` whose current clinic copy is `text`. */
 async function insertSummary(userId: string, text: string): Promise<void> {
-  await database.query(
+  await testOrm.database.query(
     `insert into glucose_summaries (user_id, kind, last_data, first_data, last_upload_date, last_updated_date,
                                     periods, clinic_periods, clinic_offset_periods, schema_version)
      values ($1, 'cgm', '2026-11-20', '2026-11-01', '2026-11-20', now(), '{}', $2, '{}', 6)`,
@@ -67,14 +54,16 @@ async function insertSummary(userId: string, text: string): Promise<void> {
 }
 
 const revisionOf = async (userId: string) =>
-  (await database.query(`select revision::text from glucose_summaries where user_id = $1`, [userId]))[0]!.revision;
+  (await testOrm.database.query(`select revision::text from glucose_summaries where user_id = $1`, [userId]))[0]!
+    .revision;
 
 /** The user's copies as the patient list's page names them: revisions, through clinicCopyJoins. */
 async function pageRevisions(userId: string) {
   const { columns, joins } = clinicCopyJoins('u.user_id');
-  const [row] = await sqlOf(orm.em.fork()).rows(`select ${columns} from (select ?::text as user_id) u ${joins}`, [
-    userId,
-  ]);
+  const [row] = await sqlOf(testOrm.orm.em.fork()).rows(
+    `select ${columns} from (select ?::text as user_id) u ${joins}`,
+    [userId],
+  );
   return [{ userId, revisions: clinicCopyRevisionsOf(row!) }];
 }
 
@@ -85,10 +74,12 @@ describe('the revision of a clinic copy', () => {
   it('is new with each new text or date shown, and stays with anything else', async () => {
     await insertSummary('revised-1', '{"1d":1}');
     const first = await revisionOf('revised-1');
-    await database.query(
+    await testOrm.database.query(
       `update glucose_summaries set pending_from = now(), queued_at = now() where user_id = 'revised-1'`,
     );
-    await database.query(`update glucose_summaries set clinic_periods = '{"1d":1}' where user_id = 'revised-1'`);
+    await testOrm.database.query(
+      `update glucose_summaries set clinic_periods = '{"1d":1}' where user_id = 'revised-1'`,
+    );
     expect(await revisionOf('revised-1')).toBe(first);
     const changes = [
       `clinic_periods = '{"1d":2}'`,
@@ -101,7 +92,7 @@ describe('the revision of a clinic copy', () => {
     ];
     let last = first;
     for (const change of changes) {
-      await database.query(`update glucose_summaries set ${change} where user_id = 'revised-1'`);
+      await testOrm.database.query(`update glucose_summaries set ${change} where user_id = 'revised-1'`);
       const next = await revisionOf('revised-1');
       expect([change, BigInt(next) > BigInt(last)]).toEqual([change, true]);
       last = next;
@@ -113,21 +104,21 @@ describe('keptClinicCopies', () => {
   it('reads a copy once, then answers it by its revision without reading it again', async () => {
     await insertSummary('kept-1', '{"1d":"kept"}');
     const page = await pageRevisions('kept-1');
-    const [read] = await keptClinicCopies(orm.em.fork(), false, page);
+    const [read] = await keptClinicCopies(testOrm.orm.em.fork(), false, page);
     expect(textsOf([read!])).toEqual(['{"1d":"kept"}']);
     // Gone from the database: only the kept copy can answer the page read before, as the same object.
-    await database.query(`delete from glucose_summaries where user_id = 'kept-1'`);
-    const [again] = await keptClinicCopies(orm.em.fork(), false, page);
+    await testOrm.database.query(`delete from glucose_summaries where user_id = 'kept-1'`);
+    const [again] = await keptClinicCopies(testOrm.orm.em.fork(), false, page);
     expect(again!.copies[0]).toBe(read!.copies[0]);
   });
 
   it('shows a copy changed after the page was read as it is now, never the one kept before', async () => {
     await insertSummary('changed-1', '{"1d":"before"}');
-    expect(textsOf(await keptClinicCopies(orm.em.fork(), false, await pageRevisions('changed-1')))).toEqual([
+    expect(textsOf(await keptClinicCopies(testOrm.orm.em.fork(), false, await pageRevisions('changed-1')))).toEqual([
       '{"1d":"before"}',
     ]);
-    await database.query(`update glucose_summaries set last_data = '2026-11-21' where user_id = 'changed-1'`);
-    const [now] = await keptClinicCopies(orm.em.fork(), false, await pageRevisions('changed-1'));
+    await testOrm.database.query(`update glucose_summaries set last_data = '2026-11-21' where user_id = 'changed-1'`);
+    const [now] = await keptClinicCopies(testOrm.orm.em.fork(), false, await pageRevisions('changed-1'));
     expect(now!.copies.map((copy) => [copy.text?.toString(), copy.lastData])).toEqual([
       ['{"1d":"before"}', new Date('2026-11-21T00:00:00Z')],
     ]);
@@ -136,24 +127,24 @@ describe('keptClinicCopies', () => {
   it('reads again, as it is now, a copy that changed between the page and its read', async () => {
     await insertSummary('raced-1', '{"1d":"paged"}');
     const page = await pageRevisions('raced-1');
-    await database.query(
+    await testOrm.database.query(
       `update glucose_summaries set clinic_periods = '{"1d":"newer"}', last_data = '2026-11-22' where user_id = 'raced-1'`,
     );
-    const [read] = await keptClinicCopies(orm.em.fork(), false, page);
+    const [read] = await keptClinicCopies(testOrm.orm.em.fork(), false, page);
     expect(read!.copies.map((copy) => [copy.text?.toString(), copy.lastData])).toEqual([
       ['{"1d":"newer"}', new Date('2026-11-22T00:00:00Z')],
     ]);
   });
 
   it('reads a copy without a text (a summary from before the copy was kept) every time, from its periods', async () => {
-    await database.query(
+    await testOrm.database.query(
       `insert into glucose_summaries (user_id, kind, last_data, last_updated_date, periods, schema_version)
        values ('legacy-1', 'cgm', '2026-11-20', now(), '{"periods":{"1d":{"old":1}}}', 6)`,
     );
     const page = await pageRevisions('legacy-1');
-    const [first] = await keptClinicCopies(orm.em.fork(), false, page);
+    const [first] = await keptClinicCopies(testOrm.orm.em.fork(), false, page);
     expect(first!.copies.map((copy) => [copy.text, copy.periods])).toEqual([[null, { '1d': { old: 1 } }]]);
-    await database.query(`delete from glucose_summaries where user_id = 'legacy-1'`);
-    expect((await keptClinicCopies(orm.em.fork(), false, page))[0]!.copies).toEqual([]);
+    await testOrm.database.query(`delete from glucose_summaries where user_id = 'legacy-1'`);
+    expect((await keptClinicCopies(testOrm.orm.em.fork(), false, page))[0]!.copies).toEqual([]);
   });
 });

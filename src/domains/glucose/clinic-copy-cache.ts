@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 
 /** CLINIC_COPY_CACHE_MB's default: about 1,400 copies of a 30-day CGM summary (about 12 kB each). */
-export const DEFAULT_CLINIC_COPY_CACHE_BYTES = 16 * 1024 * 1024;
+const DEFAULT_CLINIC_COPY_CACHE_BYTES = 16 * 1024 * 1024;
 
 let budgetBytes = DEFAULT_CLINIC_COPY_CACHE_BYTES;
 

@@ -49,7 +49,7 @@ export const GlucoseSummarySchema = defineEntity({
     clinicPeriods: p.text().nullable(),
     /** The previous periods in the same form. */
     clinicOffsetPeriods: p.text().nullable(),
-    /** Changes with the clinic copy's text, from one sequence: what the service keeps a text it read by (clinic-copy-texts.ts). Set by a trigger. */
+    /** New, from one sequence, with each clinic copy text or date shown beside it: what the service keeps a copy it read by (clinic-copy-cache.ts). Set by a trigger. */
     revision: p.bigint(),
     schemaVersion: p.integer(),
   },

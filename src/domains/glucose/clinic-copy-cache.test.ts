@@ -24,8 +24,8 @@ describe('ClinicCopyCache', () => {
   it('answers a kept copy by its revision and side, as the same object every time', () => {
     const cache = new ClinicCopyCache(4096);
     const copy = copyOf('{"1d":"é"}');
-    expect(cache.keep('7', false, copy)).toBe(copy);
-    expect(cache.keep('7', false, copyOf('{"1d":"é"}'))).toBe(copy);
+    expect(cache.keep('7', false, () => copy)).toBe(copy);
+    expect(cache.keep('7', false, () => copyOf('{"1d":"é"}'))).toBe(copy);
     expect(cache.get('7', false)).toBe(copy);
     expect(cache.get('7', true)).toBeUndefined();
     expect(cache.get('8', false)).toBeUndefined();
@@ -33,8 +33,8 @@ describe('ClinicCopyCache', () => {
 
   it('forgets the least recently used copies beyond its budget', () => {
     const cache = new ClinicCopyCache(600);
-    cache.keep('1', false, copyOf('x'.repeat(200)));
-    cache.keep('2', false, copyOf('y'.repeat(200)));
+    cache.keep('1', false, () => copyOf('x'.repeat(200)));
+    cache.keep('2', false, () => copyOf('y'.repeat(200)));
     expect(cache.get('1', false)).toBeUndefined();
     expect(cache.get('2', false)?.text?.toString()).toBe('y'.repeat(200));
     expect(cache.size).toBeLessThanOrEqual(600);

@@ -50,12 +50,11 @@ export class ClinicCopyCache<Copy extends WithText> {
     return this.copies.get(keyOf(revision, previous));
   }
 
-  /** Keeps `copy`, read with `revision`, unless a copy of it is kept already; answers the one kept. */
-  keep(revision: string, previous: boolean, copy: Copy): Copy {
+  /** The copy kept for `revision`, else the one `make` makes of what was read, kept from now on. */
+  keep(revision: string, previous: boolean, make: () => Copy): Copy {
     const key = keyOf(revision, previous);
-    const kept = this.copies.get(key);
-    if (kept) return kept;
-    this.copies.set(key, copy);
+    let copy = this.copies.get(key);
+    if (!copy) this.copies.set(key, (copy = make()));
     return copy;
   }
 

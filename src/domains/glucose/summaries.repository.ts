@@ -329,8 +329,12 @@ export async function clinicCopiesOf(
   return byUserOf(userIds, rows, (row) => {
     const periods = row.periods as StoredPeriods | null;
     if (row.text == null) return { ...summaryDatesOf(row), text: null, periods };
-    const text = Buffer.from(row.text as string);
-    return cache.keep(row.revision as string, previous, { ...summaryDatesOf(row), text, periods });
+    // A copy kept already is answered as it was kept: its text is not copied into bytes again.
+    return cache.keep(row.revision as string, previous, () => ({
+      ...summaryDatesOf(row),
+      text: Buffer.from(row.text as string),
+      periods,
+    }));
   });
 }
 

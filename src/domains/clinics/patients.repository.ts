@@ -1,7 +1,7 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sqlOf } from '../../infra/database/sql-runner';
-import { arrayLiteral, placeholders, rowDate } from '../../kernel/sql';
+import { arrayLiteral, rowDate } from '../../kernel/sql';
 import type { Permission } from '../permissions/permission.model';
 import type { ClinicPatientRecord, PatientReview } from './clinic-patient.entity';
 
@@ -176,13 +176,14 @@ export function clinicGrantRows(
   callerId: string,
   patientIds: readonly string[],
 ): Promise<{ user_id: string; clinic_id: string; permissions: Permission[] }[]> {
-  return sqlOf(em).rows(
+  return sqlOf(em).reusable(
+    'clinic_grants_of_patients',
     `select p.user_id, p.clinic_id, p.permissions
        from clinic_patients p
-       join clinicians c on c.clinic_id = p.clinic_id and c.user_id = ?
-      where p.user_id in (${placeholders(patientIds.length)}) and cardinality(p.permissions) > 0
+       join clinicians c on c.clinic_id = p.clinic_id and c.user_id = $1
+      where p.user_id = any($2::text[]) and cardinality(p.permissions) > 0
       order by p.user_id, p.clinic_id`,
-    [callerId, ...patientIds],
+    [callerId, patientIds],
   );
 }
 

@@ -28,9 +28,10 @@ export async function callerGrantsOn(
   callerId: string,
   targets: readonly string[],
 ): Promise<Map<string, Grant>> {
-  const rows = await sqlOf(em).rows<{ sharer_id: string; permissions: Permission[]; clinic_id: string | null }>(
-    `select sharer_id, permissions, clinic_id from permission_grants where grantee_id = ? and sharer_id in (${placeholders(targets.length)})`,
-    [callerId, ...targets],
+  const rows = await sqlOf(em).reusable<{ sharer_id: string; permissions: Permission[]; clinic_id: string | null }>(
+    'caller_grants_on',
+    'select sharer_id, permissions, clinic_id from permission_grants where grantee_id = $1 and sharer_id = any($2::text[])',
+    [callerId, targets],
   );
   return new Map(rows.map((row) => [row.sharer_id, { permissions: row.permissions, clinicId: row.clinic_id }]));
 }
@@ -46,14 +47,16 @@ export function grantPagesOf(
   args: PageArgs,
 ): Promise<GrantRow[]> {
   const other = otherSide(column);
-  const after = args.after === null ? '' : ` and ${other} > ?`;
-  return sqlOf(em).rows<GrantRow>(
+  const after = args.after === null ? '' : ` and ${other} > $3`;
+  // One prepared statement per side and per first-or-later page: their texts differ only there.
+  return sqlOf(em).reusable<GrantRow>(
+    `grant_pages_${column}${args.after === null ? '' : '_after'}`,
     `select sharer_id, grantee_id, permissions, clinic_id from (
        select sharer_id, grantee_id, permissions, clinic_id,
          row_number() over (partition by ${column} order by ${other}) as position
-       from permission_grants where ${column} in (${placeholders(ids.length)})${after}
-     ) ranked where position <= ? order by ${column}, ${other}`,
-    [...ids, ...(args.after === null ? [] : [args.after[0]]), args.first + 1],
+       from permission_grants where ${column} = any($1::text[])${after}
+     ) ranked where position <= $2 order by ${column}, ${other}`,
+    [ids, args.first + 1, ...(args.after === null ? [] : [args.after[0]])],
   );
 }
 

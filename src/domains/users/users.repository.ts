@@ -2,7 +2,6 @@ import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sqlOf } from '../../infra/database/sql-runner';
 import { conflict } from '../../kernel/errors';
-import { placeholders } from '../../kernel/sql';
 import { UserEmailSchema, UserSchema, type UserRecord } from './user.entity';
 
 /**
@@ -45,9 +44,16 @@ function toUserRecord(row: UserRow): UserRecord {
   };
 }
 
-/** Accounts by id as plain snapshots, in one SELECT. */
+const USER_COLUMNS =
+  'id, username, emails, password_hash, roles, email_verified, terms_accepted, created_time, created_user_id, modified_time, modified_user_id';
+
+/** Accounts by id as plain snapshots, in one SELECT (prepared: every authenticated request reads its caller). */
 export async function usersByIds(em: EntityManager, ids: readonly string[]): Promise<Map<string, UserRecord>> {
-  const rows = await sqlOf(em).rows<UserRow>(`select * from users where id in (${placeholders(ids.length)})`, ids);
+  const rows = await sqlOf(em).reusable<UserRow>(
+    'users_by_ids',
+    `select ${USER_COLUMNS} from users where id = any($1::text[])`,
+    [ids],
+  );
   return new Map(rows.map((row) => [row.id, toUserRecord(row)]));
 }
 

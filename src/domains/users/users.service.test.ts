@@ -15,11 +15,14 @@ function fixture() {
       return new Set(targets.filter((target) => target !== id(2)));
     },
   } as unknown as AccessPolicy;
+  // As if in a transaction: the accounts' read runs through its context, the ids bound as one array.
   const em = {
-    execute: async (_sql: string, ids: string[]) => {
-      selected.push(ids);
-      return ids.map((userId) => ({ id: userId, emails: [], roles: [] }));
-    },
+    getTransactionContext: () => ({
+      executeQuery: async ({ parameters: [ids] }: { parameters: [string[]] }) => {
+        selected.push(ids);
+        return { rows: ids.map((userId) => ({ id: userId, emails: [], roles: [] })) };
+      },
+    }),
   };
   const scope = {
     principal: { userId: id(1), isServer: false },

@@ -54,6 +54,28 @@ describe('the SQL runner', () => {
     });
     expect(scope.sqlStatements).toBe(4);
   });
+
+  it('runs a reusable read as a named prepared statement on the pool, and unnamed inside a transaction', async () => {
+    // The statement looks itself up: PostgreSQL lists a connection's protocol-level prepared statements.
+    const itself = "select name from pg_prepared_statements where name = 'runner_probe_itself' and $1::int = 1";
+    const scope = { requestId: 'probe', sqlStatements: 0 };
+    await requestScope.run(scope, async () => {
+      expect(await sqlOf(orm.em.fork()).reusable('runner_probe_itself', itself, [1])).toEqual([
+        { name: 'runner_probe_itself' },
+      ]);
+      await orm.em.fork().transactional(async (tx) => {
+        const unnamed = itself.replaceAll('runner_probe_itself', 'runner_probe_in_transaction');
+        expect(await sqlOf(tx).reusable('runner_probe_in_transaction', unnamed, [1])).toEqual([]);
+        await sqlOf(tx).run('insert into runner_probe (name) values (?)', ['uncommitted']);
+        const names = 'select name from runner_probe where name = any($1::text[])';
+        expect(await sqlOf(tx).reusable('runner_probe_names', names, [['uncommitted', 'absent']])).toEqual([
+          { name: 'uncommitted' },
+        ]);
+        await tx.rollback();
+      });
+    });
+    expect(scope.sqlStatements).toBe(4);
+  });
 });
 
 /**

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { CompiledQuery, type Transaction } from 'kysely';
 import { isAppError } from '../../kernel/errors';
-import { executeBound, executePrepared } from './orm';
+import { executeBound, executePrepared, executeReusable } from './orm';
 import { replicaFor, type ReplicaTarget } from './replicas';
 
 /** What a statement that changes rows answers. */
@@ -19,6 +19,9 @@ export interface SqlResult<Row> {
  * - `rows`/`run`: `?` placeholders, which MikroORM fills in on the client: the common case.
  * - `bound`: `$1`, `$2`… bound by the driver, for bulk writes of large arrays, whose inlining
  *   would cost as much as the write.
+ * - `reusable`: `$1`, `$2`… as a named prepared statement on the pool, for a read most requests
+ *   make (the caller's account, grants), whose parsing and planning would cost more than its run;
+ *   inside a transaction it runs there, unnamed.
  * - `prepared`: a named prepared statement, outside any transaction, for a statement run so
  *   often that parsing and planning it each time shows (the access log's INSERT).
  * - `stream`: `?` placeholders, the rows read through a cursor, for a statement whose rows are
@@ -53,6 +56,10 @@ export class SqlRunner {
 
   bound<Row = Record<string, unknown>>(sql: string, params: readonly unknown[]): Promise<SqlResult<Row>> {
     return executeBound(this.em, sql, params) as Promise<SqlResult<Row>>;
+  }
+
+  reusable<Row = Record<string, unknown>>(name: string, sql: string, params: readonly unknown[]): Promise<Row[]> {
+    return executeReusable(this.em, name, sql, params) as Promise<Row[]>;
   }
 
   prepared<Row = Record<string, unknown>>(

@@ -1,3 +1,4 @@
+import { fakeTransaction } from '../../../test/support/fake-sql';
 import { AccessTrail } from '../../kernel/access-trail';
 import { LoaderRegistry, type Scope } from '../../kernel/scope';
 import { AccessPolicy, MAY_READ_DATA } from '../permissions/access-policy';
@@ -9,17 +10,17 @@ import { clinicGrants } from './membership';
  */
 function scopeWith(callerId: string, patients: Record<string, string[][]>) {
   const statements: string[] = [];
-  const execute = async (sql: string, params: unknown[]) => {
+  const em = fakeTransaction((sql, params) => {
     statements.push(sql);
     if (!sql.includes('clinic_patients')) return [];
-    const [, ...targets] = params as string[];
+    const [, targets] = params as [string, string[]];
     return targets.flatMap((id) =>
       (patients[id] ?? []).map((permissions, clinic) => ({ user_id: id, clinic_id: `clinic${clinic}`, permissions })),
     );
-  };
+  });
   const scope = {
     principal: { userId: callerId, isServer: false, realm: 'dev1', clientId: 'test', scopes: [] },
-    em: { execute },
+    em,
     loaders: new LoaderRegistry(),
     accessTrail: new AccessTrail(null),
   } as unknown as Scope;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { fakeTransaction } from '../../../test/support/fake-sql';
 import { LoaderRegistry, type Scope } from '../../kernel/scope';
 import type { AccessPolicy } from '../permissions/access-policy';
 import { UsersService } from './users.service';
@@ -15,15 +16,11 @@ function fixture() {
       return new Set(targets.filter((target) => target !== id(2)));
     },
   } as unknown as AccessPolicy;
-  // As if in a transaction: the accounts' read runs through its context, the ids bound as one array.
-  const em = {
-    getTransactionContext: () => ({
-      executeQuery: async ({ parameters: [ids] }: { parameters: [string[]] }) => {
-        selected.push(ids);
-        return { rows: ids.map((userId) => ({ id: userId, emails: [], roles: [] })) };
-      },
-    }),
-  };
+  // The accounts' read, its ids bound as one array.
+  const em = fakeTransaction((_sql, [ids]) => {
+    selected.push(ids as string[]);
+    return (ids as string[]).map((userId) => ({ id: userId, emails: [], roles: [] }));
+  });
   const scope = {
     principal: { userId: id(1), isServer: false },
     em,

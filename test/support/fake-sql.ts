@@ -1,0 +1,14 @@
+/**
+ * An entity manager, for a unit test of a rule, whose statements `answer` decides: it stands in a
+ * transaction, so the SQL runner sends every statement, bound or reusable, through its context
+ * (`executeQuery`, as MikroORM's Kysely transaction), with the statement's text and parameters.
+ */
+export function fakeTransaction(answer: (sql: string, params: readonly unknown[]) => unknown[]) {
+  return {
+    getTransactionContext: () => ({
+      executeQuery: async ({ sql, parameters }: { sql: string; parameters: readonly unknown[] }) => ({
+        rows: answer(sql, parameters),
+      }),
+    }),
+  };
+}

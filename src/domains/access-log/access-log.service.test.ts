@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { fakeTransaction } from '../../../test/support/fake-sql';
 import { AccessTrail, type AccessEvent } from '../../kernel/access-trail';
 import { forbidden } from '../../kernel/errors';
 import { ANONYMOUS, type Principal } from '../../kernel/principal';
@@ -24,26 +25,20 @@ const SERVER: Principal = { ...ANONYMOUS, isServer: true, realm: 'dev1', clientI
 
 /**
  * A scope whose database answers the grant lookups from GRANTS and every access-log read with
- * no rows; the events its trail records are kept in `recorded`.
+ * no rows (all on the primary, as in a transaction); the events its trail records are kept in `recorded`.
  */
 function scopeOf(principal: Principal) {
   const recorded: AccessEvent[] = [];
-  const execute = async (_sql: string, params: string[]) => {
-    const [grantee, ...sharers] = params;
+  const em = fakeTransaction((sql, params) => {
+    if (!sql.includes('permission_grants')) return [];
+    const [grantee, sharers] = params as [string, string[]];
     return sharers
       .filter((sharer) => GRANTS[sharer]?.[grantee])
       .map((sharer) => ({ sharer_id: sharer, permissions: GRANTS[sharer]![grantee], clinic_id: null }));
-  };
-  const client = { executeQuery: async () => ({ rows: [] }) };
+  });
   const scope = {
     principal,
-    em: {
-      execute,
-      getConnection: () => ({ getClient: () => client }),
-      getTransactionContext: () => undefined,
-      // A driver with no replicas routed (src/infra/database/replicas.ts): every read on the primary.
-      getDriver: () => ({}),
-    },
+    em,
     loaders: new LoaderRegistry(),
     accessTrail: new AccessTrail(async (_em, _scope, events) => void recorded.push(...events)),
   } as unknown as Scope;

@@ -2,6 +2,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
 import { AppError, invalid } from './errors';
 import { truncate } from './validation';
+import { noteStreamedBytes } from './young-garbage';
 
 /**
  * Blobs and device logs alike: Tidepool's `SizeMaximum`, 100 MiB per body. The default of
@@ -96,6 +97,7 @@ export class ContentMeter extends Transform {
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
     this.bytes += chunk.length;
     if (this.bytes > this.limit) return callback(tooLarge(this.limit));
+    noteStreamedBytes(chunk.length);
     this.hash?.update(chunk);
     callback(null, chunk);
   }

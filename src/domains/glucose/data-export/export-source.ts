@@ -20,7 +20,8 @@ const BATCH = 1000;
 /**
  * Readings handed to a writer at once: each part's text (~40 KB of JSON) stays small enough for
  * the young generation, where it dies once written; a whole batch's would be a large object that
- * only a full collection frees, and the service runs with a 1 MiB semi-space (`npm start`).
+ * only a full collection frees, and the service's young generation is small (8 MiB semi-spaces,
+ * `npm start`).
  */
 const PART = 100;
 

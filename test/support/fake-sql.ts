@@ -11,6 +11,8 @@ export function fakeTransaction(answer: (sql: string, params: readonly unknown[]
         rows: answer(sql, parameters),
       }),
     }),
+    // Entities without columns (columnsOf): `answer` reads a statement's parameters, not its select list.
+    getMetadata: () => ({ className: 'FakeEntity', props: [] }),
     // A driver with no replicas routed (src/infra/database/replicas.ts): stale reads on the primary too.
     getDriver: () => ({}),
   };

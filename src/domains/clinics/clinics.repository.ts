@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { sqlOf } from '../../infra/database/sql-runner';
+import { columnsOf, sqlOf } from '../../infra/database/sql-runner';
 import type { PageArgs } from '../../kernel/paging';
 import { placeholders } from '../../kernel/sql';
 import { ClinicSchema, type ClinicRecord, type PatientTagValue } from './clinic.entity';
@@ -67,9 +67,6 @@ export interface ClinicInContext {
   tags: PatientTagValue[];
 }
 
-/** The clinics table's columns as the entity declares them, once. */
-let clinicColumns: string | undefined;
-
 /**
  * Clinics by id with the caller's roles in each (`callerId`, null for none) and their patient
  * tags, in one SELECT: nearly every request on a clinic checks the caller's membership, and a
@@ -80,15 +77,10 @@ export async function clinicsInContext(
   ids: readonly string[],
   callerId: string | null,
 ): Promise<ClinicInContext[]> {
-  // Prepared, as most requests on a clinic read it: its columns named, since under a prepared
-  // `c.*` a migration adding one would change the statement's shape (PostgreSQL refuses to run it).
-  clinicColumns ??= em
-    .getMetadata(ClinicSchema)
-    .props.flatMap((prop) => prop.fieldNames.map((column) => `c.${column}`))
-    .join(', ');
+  // Prepared, as most requests on a clinic read it.
   const rows = await sqlOf(em).reusable<Record<string, unknown>>(
     'clinics_in_context',
-    `select ${clinicColumns},
+    `select ${columnsOf(em, ClinicSchema, 'c')},
             (select m.roles from clinicians m where m.clinic_id = c.id and m.user_id = $1) as caller_roles,
             coalesce((select json_agg(json_build_object('id', t.id, 'name', t.name) order by t.created_time, t.id)
                         from patient_tags t where t.clinic_id = c.id), '[]') as tag_list

@@ -1,6 +1,6 @@
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { sqlOf } from '../../infra/database/sql-runner';
+import { columnsOf, sqlOf } from '../../infra/database/sql-runner';
 import { conflict } from '../../kernel/errors';
 import { UserEmailSchema, UserSchema, type UserRecord } from './user.entity';
 
@@ -44,14 +44,11 @@ function toUserRecord(row: UserRow): UserRecord {
   };
 }
 
-const USER_COLUMNS =
-  'id, username, emails, password_hash, roles, email_verified, terms_accepted, created_time, created_user_id, modified_time, modified_user_id';
-
 /** Accounts by id as plain snapshots, in one SELECT (prepared: every authenticated request reads its caller). */
 export async function usersByIds(em: EntityManager, ids: readonly string[]): Promise<Map<string, UserRecord>> {
   const rows = await sqlOf(em).reusable<UserRow>(
     'users_by_ids',
-    `select ${USER_COLUMNS} from users where id = any($1::text[])`,
+    `select ${columnsOf(em, UserSchema, 'u')} from users u where u.id = any($1::text[])`,
     [ids],
   );
   return new Map(rows.map((row) => [row.id, toUserRecord(row)]));

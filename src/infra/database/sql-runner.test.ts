@@ -1,12 +1,13 @@
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database';
+import { UserSchema } from '../../domains/users/user.entity';
 import { entities } from '../../entities';
 import { createLogger, requestScope } from '../logger';
 import { registry } from '../metrics';
 import { openDatabase, type Orm } from './orm';
 import { routeStaleReads, type ReplicaMonitor } from './replicas';
-import { sqlOf, staleReadsOf } from './sql-runner';
+import { columnsOf, sqlOf, staleReadsOf } from './sql-runner';
 
 let database: TestDatabase;
 let orm: Orm;
@@ -53,6 +54,13 @@ describe('the SQL runner', () => {
       expect(bound.affectedRows).toBe(1);
     });
     expect(scope.sqlStatements).toBe(4);
+  });
+
+  it('names the columns an entity declares, for a prepared statement’s select list', () => {
+    expect(columnsOf(orm.em.fork(), UserSchema, 'u')).toBe(
+      'u.id, u.username, u.emails, u.password_hash, u.roles, u.email_verified, u.terms_accepted, ' +
+        'u.created_time, u.created_user_id, u.modified_time, u.modified_user_id',
+    );
   });
 
   it('runs a reusable read as a named prepared statement on the pool, and unnamed inside a transaction', async () => {

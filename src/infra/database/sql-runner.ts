@@ -1,3 +1,4 @@
+import type { EntityName } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { CompiledQuery, type Transaction } from 'kysely';
 import { isAppError } from '../../kernel/errors';
@@ -69,6 +70,25 @@ export class SqlRunner {
   ): Promise<SqlResult<Row>> {
     return executePrepared(this.em, name, sql, params) as Promise<SqlResult<Row>>;
   }
+}
+
+/** Column lists by entity and alias, made once: the entities' metadata does not change. */
+const columnLists = new Map<string, string>();
+
+/**
+ * The columns `entity` declares, as a select list (`alias.column, …`): a prepared statement
+ * (`reusable`) names its columns, as under a prepared `*` a migration adding one would change the
+ * statement's shape and PostgreSQL would refuse to run it.
+ */
+export function columnsOf(em: EntityManager, entity: EntityName, alias: string): string {
+  const meta = em.getMetadata(entity);
+  const key = `${meta.className}:${alias}`;
+  let list = columnLists.get(key);
+  if (list === undefined) {
+    list = meta.props.flatMap((prop) => prop.fieldNames.map((column) => `${alias}.${column}`)).join(', ');
+    columnLists.set(key, list);
+  }
+  return list;
 }
 
 /** The runner for `em` (a request's entity manager, or a transaction's). */

@@ -1,7 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database';
-import { UserSchema } from '../../domains/users/user.entity';
 import { entities } from '../../entities';
 import { createLogger, requestScope } from '../logger';
 import { registry } from '../metrics';
@@ -57,7 +56,7 @@ describe('the SQL runner', () => {
   });
 
   it('names the columns an entity declares, for a prepared statement’s select list', () => {
-    expect(columnsOf(orm.em.fork(), UserSchema, 'u')).toBe(
+    expect(columnsOf(orm.em.fork(), orm.getMetadata().getByClassName('User').class, 'u')).toBe(
       'u.id, u.username, u.emails, u.password_hash, u.roles, u.email_verified, u.terms_accepted, ' +
         'u.created_time, u.created_user_id, u.modified_time, u.modified_user_id',
     );

@@ -9,7 +9,7 @@ import { logEntries, md5, MiB, uploadBlob } from '../support/content';
 import { eventually } from '../support/eventually';
 import { call } from '../support/http';
 import { describeWithS3 } from '../support/describe-with-s3';
-import { startS3Server, type TestS3Server } from '../support/s3-server';
+import { startS3Outage, type StoppableS3 } from '../support/s3-outage';
 import { s3Env, storeDrivers } from '../support/store-drivers';
 import { rowCount, storedKeys } from '../support/stored';
 
@@ -292,10 +292,10 @@ describe('consistency when the filesystem store fails', () => {
 
 describeWithS3('consistency when the S3 store dies', () => {
   let app: TestApp;
-  let store: TestS3Server;
+  let store: StoppableS3;
 
   beforeAll(async () => {
-    store = await startS3Server();
+    store = await startS3Outage();
     app = await startTestApp({ ...s3Env(store.settings), ...RECOVERY_ENV });
   });
   afterAll(async () => {

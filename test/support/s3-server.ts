@@ -72,8 +72,8 @@ async function script(args: string[]): Promise<string> {
 
 /**
  * Starts a Swift S3 server in `workdir` (default: a new temporary folder) on `port` (default:
- * a free one). About 2-3 s and 250 MB of RSS: prefer the shared server (sharedS3Settings) unless
- * the test stops or breaks its server.
+ * a free one). About 2-3 s and 250 MB of RSS: tests use the shared server (sharedS3Settings), or
+ * startS3Outage (s3-outage.ts) to take it down and bring it back.
  */
 export async function startS3Server(workdir?: string, port = 0): Promise<TestS3Server> {
   const ownDir = workdir === undefined;

@@ -6,6 +6,12 @@ const FIVE_MINUTES = 5 * 60_000;
 /** One hour of CGM readings per batch: well inside GLUCOSE_READINGS_PER_HOUR. */
 const BATCH = 12;
 const RETRYABLE = new Set([502, 503, 504]);
+/**
+ * Each loop rests this long between its steps. The restarts must happen under load, with requests
+ * in flight, not under as much load as two cores can take: unpaced, the six loops kept the
+ * instances busy for over a minute of CPU and slowed their own restarts and the rest of the suite.
+ */
+const PACE_MS = 25;
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
@@ -74,7 +80,10 @@ export class Traffic {
   }
 
   private async loop(step: () => Promise<void>): Promise<void> {
-    while (this.running) await step();
+    while (this.running) {
+      await step();
+      await new Promise((resolve) => setTimeout(resolve, PACE_MS));
+    }
   }
 
   /** The response, or what kept it from coming (as text: fetch's errors come from another realm than jest's). */

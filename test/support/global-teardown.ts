@@ -14,7 +14,14 @@ export default async function globalTeardown(): Promise<void> {
     `${template.replace('islet_tpl_', 'islet_t_')}_%`,
   ]);
   await client.end();
-  for (const { datname } of [...rows, { datname: template }]) {
-    await adminQuery(adminUrl, `drop database if exists ${quoteIdent(datname)} with (force)`);
-  }
+  // Several at once: each DROP DATABASE waits for a checkpoint (PostgreSQL 15), and drops that
+  // wait together share one. One at a time, a run's 230 databases took about 40 s.
+  const queue = [...rows.map((row) => row.datname), template];
+  const dropper = async () => {
+    for (let name = queue.shift(); name !== undefined; name = queue.shift())
+      await adminQuery(adminUrl, `drop database if exists ${quoteIdent(name)} with (force)`);
+  };
+  await Promise.all(Array.from({ length: DROPPERS }, dropper));
 }
+
+const DROPPERS = 16;

@@ -90,6 +90,9 @@ export default {
   testTimeout: 30000,
   // One worker per core: jest's default leaves one idle, which on 2 cores ran files one at a time.
   maxWorkers: '100%',
+  // A worker that ran many files held about 3 GB (each file's module registry leaves some behind)
+  // and every later file paid for it in collection; past 1 GB after a file, jest starts a fresh one.
+  workerIdleMemoryLimit: '1GB',
   testSequencer: '<rootDir>/test/sequencer.mjs',
   projects: [
     { ...shared, displayName: 'unit', testRegex: unit.map(escape) },

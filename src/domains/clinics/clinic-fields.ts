@@ -1,4 +1,4 @@
-import { isURL } from 'class-validator';
+import isURL from 'validator/lib/isURL';
 import { getAllTimezones } from 'countries-and-timezones';
 import { invalid } from '../../kernel/errors';
 import { truncate } from '../../kernel/validation';

@@ -2,6 +2,9 @@ import pg from 'pg';
 import { adminQuery, quoteIdent } from './postgres';
 import { stopSharedS3Server } from './s3-server';
 
+/** Databases dropped at once (see below). */
+const DROPPERS = 16;
+
 /** Stops the shared S3 server; drops the template and any database a crashed test file left behind. */
 export default async function globalTeardown(): Promise<void> {
   await stopSharedS3Server();
@@ -23,5 +26,3 @@ export default async function globalTeardown(): Promise<void> {
   };
   await Promise.all(Array.from({ length: DROPPERS }, dropper));
 }
-
-const DROPPERS = 16;

@@ -25,6 +25,7 @@ import { Migration20261127173000_summary_clinic_copy } from './Migration20261127
 import { Migration20261127193000_glucose_readings_user_time_key } from './Migration20261127193000_glucose_readings_user_time_key';
 import { Migration20261127194500_patient_list_index } from './Migration20261127194500_patient_list_index';
 import { Migration20261128070000_summary_copy_revisions } from './Migration20261128070000_summary_copy_revisions';
+import { Migration20261128140000_account_change_notices } from './Migration20261128140000_account_change_notices';
 import type { Migration } from '@mikro-orm/migrations';
 
 type MigrationClass = new (...args: ConstructorParameters<typeof Migration>) => Migration;
@@ -82,4 +83,5 @@ export const migrations: { name: string; class: MigrationClass }[] = [
   },
   { name: 'Migration20261127194500_patient_list_index', class: Migration20261127194500_patient_list_index },
   { name: 'Migration20261128070000_summary_copy_revisions', class: Migration20261128070000_summary_copy_revisions },
+  { name: 'Migration20261128140000_account_change_notices', class: Migration20261128140000_account_change_notices },
 ];

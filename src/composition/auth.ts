@@ -15,7 +15,7 @@ import { SessionRevocations } from '../auth/session-revocations';
 import { SessionsService } from '../auth/sessions.service';
 import { TokenVerifier } from '../auth/token-verifier';
 import { limitConcurrentHashes } from '../domains/users/password-hash';
-import { DatabaseEvents } from '../infra/database/events';
+import type { DatabaseEvents } from '../infra/database/events';
 import type { Foundation, ServiceDependencies } from './foundation';
 
 export type AuthParts = Pick<
@@ -33,10 +33,8 @@ export type AuthParts = Pick<
  */
 export async function startAuth(
   { config, logger, orm, baseUrl, secrets }: ServiceDependencies,
-  { users }: Foundation,
+  { users, events }: Foundation,
 ): Promise<AuthParts> {
-  // LISTEN needs a session of its own: DATABASE_DIRECT_URL when DATABASE_URL is a transaction-mode pooler.
-  const events = new DatabaseEvents(config.databaseDirectUrl ?? orm.config.get('clientUrl')!, logger);
   const revocations = new SessionRevocations(orm, events, config.accessTokenTtl, logger);
   const accounts = accountDirectory(users, orm);
   limitConcurrentHashes(config.threadpoolSize);

@@ -6,8 +6,10 @@ import { clinicControl, clinicGrants } from '../domains/clinics/membership';
 import { PermissionsService } from '../domains/permissions/permissions.service';
 import { setPasswordHashCost } from '../domains/users/password-hash';
 import { setClinicCopyCacheBytes } from '../domains/glucose/clinic-copy-cache';
+import { AccountCache } from '../domains/users/account-cache';
 import { UsersService } from '../domains/users/users.service';
 import { ConfirmationStore } from '../domains/confirmations/confirmations.store';
+import { DatabaseEvents } from '../infra/database/events';
 import type { Orm } from '../infra/database/orm';
 import type { Logger } from '../infra/logger';
 import { createMailer, type Mailer } from '../infra/mail/mailer';
@@ -32,6 +34,8 @@ export interface Foundation {
   users: UsersService;
   accountsExist: AccountsExist;
   permissions: PermissionsService;
+  /** The database's notifications; not listening until started, after everything has subscribed. */
+  events: DatabaseEvents;
 }
 
 export function foundation({ config, logger, orm }: ServiceDependencies): Foundation {
@@ -40,8 +44,10 @@ export function foundation({ config, logger, orm }: ServiceDependencies): Founda
   const confirmations = new ConfirmationStore(mailer.queue, config.confirmationLifetimes);
   setPasswordHashCost(config.passwordHashCost);
   setClinicCopyCacheBytes(config.clinicCopyCacheBytes);
-  const users = new UsersService(access);
+  // LISTEN needs a session of its own: DATABASE_DIRECT_URL when DATABASE_URL is a transaction-mode pooler.
+  const events = new DatabaseEvents(config.databaseDirectUrl ?? orm.config.get('clientUrl')!, logger);
+  const users = new UsersService(access, new AccountCache(events));
   const accountsExist = (scope: Scope, ids: readonly string[]) => users.existing(scope, ids);
   const permissions = new PermissionsService(access, accountsExist);
-  return { access, mailer, confirmations, users, accountsExist, permissions };
+  return { access, mailer, confirmations, users, accountsExist, permissions, events };
 }

@@ -112,6 +112,7 @@ export class AccountLifecycleService {
     for (const prelude of this.preludes) await prelude(user.id);
     // The row goes first: from then on a concurrent upload's record transaction either finished
     // before (and its record is removed by the hooks below) or finds no account and is undone.
+    this.users.willChange(user.id);
     const afterCommit = await scope.em.transactional(async (tx) => {
       const addresses = await this.users.addressesOf(tx, user.id);
       await deleteUser(tx, user.id);

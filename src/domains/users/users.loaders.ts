@@ -1,5 +1,6 @@
 import { Loader } from '../../kernel/loader';
 import type { Scope } from '../../kernel/scope';
+import type { AccountCache } from './account-cache';
 import type { UserRecord } from './user.entity';
 import { usersByIds } from './users.repository';
 
@@ -8,6 +9,21 @@ export function userLoader(scope: Scope): Loader<string, UserRecord | null> {
   return scope.loaders.get('users.byId', () => {
     return new Loader<string, UserRecord | null>(async (ids) => {
       const byId = await usersByIds(scope.em, ids);
+      return ids.map((id) => byId.get(id) ?? null);
+    });
+  });
+}
+
+/**
+ * Accounts by id through the instance's AccountCache, batched per request: for what shows an
+ * account (the caller's own, a sharer's), not for what decides on one. Inside a transaction they
+ * are read from the database, as the transaction sees them.
+ */
+export function keptUserLoader(scope: Scope, cache: AccountCache): Loader<string, UserRecord | null> {
+  return scope.loaders.get('users.kept', () => {
+    return new Loader<string, UserRecord | null>(async (ids) => {
+      const load = (missing: readonly string[]) => usersByIds(scope.em, missing);
+      const byId = scope.em.getTransactionContext() ? await load(ids) : await cache.read(ids, load);
       return ids.map((id) => byId.get(id) ?? null);
     });
   });

@@ -15,8 +15,9 @@ import type { AccessPolicy } from '../permissions/access-policy';
 import { changesCredentials, needsCurrentPassword } from './credential-changes';
 import { releasing, yieldsToSignUp } from './custodial-addresses';
 import { hashPassword, verifyAgainstDecoy, verifyPassword } from './password-hash';
+import type { AccountCache } from './account-cache';
 import type { UserRecord } from './user.entity';
-import { readableUserLoader, userLoader } from './users.loaders';
+import { keptUserLoader, readableUserLoader, userLoader } from './users.loaders';
 import {
   addressesOf,
   existingUserIds,
@@ -80,7 +81,15 @@ export class UsersService {
   private readonly passwordChangedHooks: PasswordChangedHook[] = [];
   private readonly addressesChangedHooks: AddressesChangedHook[] = [];
 
-  constructor(private readonly access: AccessPolicy) {}
+  constructor(
+    private readonly access: AccessPolicy,
+    private readonly kept: AccountCache,
+  ) {}
+
+  /** Before an account's row is written: this instance reads it from the database until the change settles. */
+  willChange(userId: string): void {
+    this.kept.changing(userId);
+  }
 
   /** Routes current-password checks through brute-force protection. */
   guardPasswordChecks(check: GuardedPasswordCheck): void {
@@ -111,7 +120,7 @@ export class UsersService {
   async me(scope: Scope): Promise<UserRecord> {
     const { userId } = scope.principal;
     if (userId === null) throw unauthenticated('A user token is required');
-    const user = await userLoader(scope).load(userId);
+    const user = await keptUserLoader(scope, this.kept).load(userId);
     if (!user) throw unauthenticated('The account of this token no longer exists');
     return user;
   }
@@ -169,6 +178,7 @@ export class UsersService {
     if (emails !== null) user.emails = emails;
     user.modifiedTime = new Date();
     user.modifiedUserId = principal.userId;
+    this.willChange(user.id);
     await this.saveWithEmails(scope.em, user);
     userLoader(scope).clear(user.id).prime(user.id, user);
     if (password !== null) for (const hook of this.passwordChangedHooks) await hook(user.id, principal);
@@ -178,6 +188,7 @@ export class UsersService {
 
   /** Marks the account's address verified (its owner presented the key mailed to it). */
   async markEmailVerified(tx: EntityManager, userId: string): Promise<void> {
+    this.willChange(userId);
     await updateUser(tx, userId, { emailVerified: true, modifiedTime: new Date() });
   }
 
@@ -187,6 +198,7 @@ export class UsersService {
    */
   async replacePassword(tx: EntityManager, userId: string, password: string): Promise<void> {
     const passwordHash = await hashPassword(assertPassword(password));
+    this.willChange(userId);
     await updateUser(tx, userId, { passwordHash, modifiedTime: new Date(), modifiedUserId: userId });
   }
 
@@ -252,7 +264,7 @@ export class UsersService {
   private async readableAmong(scope: Scope, ids: readonly string[]): Promise<(UserRecord | null)[]> {
     const distinct = [...new Set(ids)];
     const allowed = await this.access.allowedTargets(scope, distinct, ['custodian']);
-    const users = await userLoader(scope).loadMany(distinct.filter((id) => allowed.has(id)));
+    const users = await keptUserLoader(scope, this.kept).loadMany(distinct.filter((id) => allowed.has(id)));
     const byId = new Map(users.filter((user) => user !== null).map((user) => [user.id, user]));
     return ids.map((id) => byId.get(id) ?? null);
   }
@@ -263,7 +275,7 @@ export class UsersService {
    */
   async loginNames(scope: Scope, ids: readonly string[]): Promise<Map<string, string>> {
     const names = new Map<string, string>();
-    for (const user of await userLoader(scope).loadMany(ids)) {
+    for (const user of await keptUserLoader(scope, this.kept).loadMany(ids)) {
       const name = user && (user.username ?? user.emails[0]);
       if (name) names.set(user.id, name);
     }
@@ -384,8 +396,10 @@ export class UsersService {
    * from its username and emails.
    */
   private saveWithEmails(em: EntityManager, user: UserRecord, takesCustodialAddresses = false): Promise<void> {
-    return saveUserWithEmails(em, user, (holder, email) =>
-      takesCustodialAddresses && yieldsToSignUp(holder, email) ? releasing(holder, email) : null,
-    );
+    return saveUserWithEmails(em, user, (holder, email) => {
+      if (!takesCustodialAddresses || !yieldsToSignUp(holder, email)) return null;
+      this.willChange(holder.id);
+      return releasing(holder, email);
+    });
   }
 }

@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { afterAll, beforeAll, describe, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database';
 import { eventually } from '../../../test/support/eventually';
 import { createLogger } from '../logger';
@@ -38,19 +38,29 @@ describe('DatabaseEvents', () => {
     const events = new DatabaseEvents(`${database.url}?application_name=${name}`, createLogger('silent'));
     const heard: string[] = [];
     let connects = 0;
+    // Whether it claimed to be listening while each onConnect hook ran (the hooks reload what may have been missed).
+    const listeningDuringHooks: boolean[] = [];
     events.on('probe', (payload) => heard.push(payload));
-    events.onConnect(async () => void (connects += 1));
+    events.onConnect(async () => {
+      connects += 1;
+      listeningDuringHooks.push(events.listening);
+    });
+    expect(events.listening).toBe(false);
     await events.start();
     try {
+      expect(events.listening).toBe(true);
       await database.query(`select pg_notify('probe', 'before')`);
       await eventually(async () => heard.includes('before'), 'the first notification arrives');
       await cut(name);
       await eventually(async () => connects === 2 && (await listenerSessions(name)) === 1, 'it reconnects once');
       await database.query(`select pg_notify('probe', 'after')`);
       await eventually(async () => heard.includes('after'), 'a notification after the cut arrives');
+      expect(events.listening).toBe(true);
+      expect(listeningDuringHooks).toEqual([false, false]);
     } finally {
       await events.close();
     }
+    expect(events.listening).toBe(false);
     await eventually(async () => (await listenerSessions(name)) === 0, 'closing ends its connection');
   });
 

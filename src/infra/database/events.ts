@@ -16,6 +16,7 @@ export class DatabaseEvents {
   private client: pg.Client | undefined;
   private reconnection: NodeJS.Timeout | undefined;
   private closed = false;
+  private heard = false;
 
   constructor(
     private readonly databaseUrl: string,
@@ -25,6 +26,15 @@ export class DatabaseEvents {
   on(channel: string, listener: Listener): void {
     if (!/^[a-z_]+$/.test(channel)) throw new Error(`invalid channel name ${channel}`);
     this.listeners.set(channel, [...(this.listeners.get(channel) ?? []), listener]);
+  }
+
+  /**
+   * Whether every notification sent now will be heard: the connection is up, LISTEN is in place
+   * and the onConnect hooks have run. What is kept in memory on the strength of notifications
+   * (cached rows) must not be trusted while this is false.
+   */
+  get listening(): boolean {
+    return this.heard;
   }
 
   /** Runs after every (re)connection, once LISTEN is in place. */
@@ -42,6 +52,7 @@ export class DatabaseEvents {
       // Only the connection in use reconnects; one lost while starting fails its start, whose caller retries.
       if (this.closed || client !== this.client) return;
       this.client = undefined;
+      this.heard = false;
       this.logger.warn({ err: error }, 'database event listener lost its connection; reconnecting');
       this.scheduleReconnect();
     });
@@ -56,6 +67,7 @@ export class DatabaseEvents {
     try {
       for (const channel of this.listeners.keys()) await client.query(`listen ${channel}`);
       for (const hook of this.connectHooks) await hook();
+      this.heard = this.client === client;
     } catch (error) {
       if (this.client === client) this.client = undefined;
       await client.end().catch(() => undefined);
@@ -65,6 +77,7 @@ export class DatabaseEvents {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.heard = false;
     clearTimeout(this.reconnection);
     await this.client?.end().catch(() => undefined);
   }

@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { signUp, type TestAccount } from '../support/accounts';
+import { startTestApp, type TestApp } from '../support/app';
+import { eventually } from '../support/eventually';
+import { call, graphql } from '../support/http';
+import { freePort } from '../support/ports';
+
+/**
+ * Each instance keeps the accounts its callers read (`GET /auth/user`, `me`) in memory between
+ * requests. These are what a client would notice if that memory went stale: its own change not
+ * shown, or a change made through another instance or straight in the database never shown.
+ */
+let first: TestApp;
+let second: TestApp;
+
+beforeAll(async () => {
+  first = await startTestApp();
+  // Behind one address, as instances behind a load balancer: the tokens of one are the other's,
+  // and its own port is where this test reaches it.
+  const port = await freePort();
+  const started = await startTestApp({
+    DATABASE_URL: first.database.url,
+    PUBLIC_URL: first.url,
+    PORT: String(port),
+    DEV_CLIENT_SECRET: first.devClientSecret,
+  });
+  second = Object.assign(started, { url: `http://127.0.0.1:${port}` });
+});
+afterAll(async () => {
+  await second?.stop();
+  await first?.stop();
+});
+
+const termsOf = async (app: TestApp, account: TestAccount) =>
+  (await call(app.url, '/auth/user', { token: account.token })).body.termsAccepted as string | undefined;
+
+const acceptTerms = (app: TestApp, account: TestAccount, when: string) =>
+  call(app.url, '/auth/user', { method: 'PUT', token: account.token, json: { updates: { termsAccepted: when } } });
+
+describe('accounts kept in memory', () => {
+  it("shows the caller's own change on its next request, even while other reads of the account run", async () => {
+    const alice = await signUp(first, 'alice');
+    await termsOf(first, alice);
+    for (const seconds of ['01', '02', '03', '04', '05']) {
+      const when = `2026-01-02T03:04:${seconds}.000Z`;
+      // Reads racing the change may see the account before it; the read after it must not.
+      const racing = Array.from({ length: 4 }, () => termsOf(first, alice));
+      expect((await acceptTerms(first, alice, when)).status).toBe(200);
+      await Promise.all(racing);
+      expect(await termsOf(first, alice)).toBe(when);
+      const me = await graphql(first.url, '{ me { termsAccepted } }', {}, alice.token);
+      expect(me.body.data.me.termsAccepted).toBe(when);
+    }
+  });
+
+  it('shows a change made through another instance there too, within moments', async () => {
+    const bob = await signUp(first, 'bob');
+    expect(await termsOf(first, bob)).toBeUndefined();
+    const when = '2026-02-03T04:05:06.000Z';
+    expect((await acceptTerms(second, bob, when)).status).toBe(200);
+    await eventually(async () => (await termsOf(first, bob)) === when, 'the first instance shows the change', 2_000);
+  });
+
+  it('shows a change made in the database by something other than Islet (a script, a migration)', async () => {
+    const carol = await signUp(first, 'carol');
+    expect(await termsOf(first, carol)).toBeUndefined();
+    await first.database.query(`update users set terms_accepted = '2026-03-04T05:06:07Z' where id = $1`, [
+      carol.userid,
+    ]);
+    await eventually(
+      async () => (await termsOf(first, carol)) === '2026-03-04T05:06:07.000Z',
+      'the change is shown',
+      2_000,
+    );
+  });
+
+  it('misses no change made while its listener was disconnected', async () => {
+    const dave = await signUp(first, 'dave');
+    expect(await termsOf(first, dave)).toBeUndefined();
+    // Every instance's listener: each holds one session whose last statement was a LISTEN.
+    const listeners = async () =>
+      (
+        await first.database.query(
+          `select pid from pg_stat_activity where datname = current_database() and query like 'listen %' and pid <> pg_backend_pid()`,
+        )
+      ).map((row) => row.pid as number);
+    const cut = await listeners();
+    expect(cut.length).toBe(2);
+    await first.database.query('select pg_terminate_backend(pid) from unnest($1::int[]) as pid', [cut]);
+    await first.database.query(`update users set terms_accepted = '2026-04-05T06:07:08Z' where id = $1`, [dave.userid]);
+    // Its notice went to no one. Once the listeners are back (a second later), nothing read before the cut is served.
+    await eventually(
+      async () => (await listeners()).filter((pid) => !cut.includes(pid)).length === 2,
+      'both listeners reconnect',
+      5_000,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await termsOf(first, dave)).toBe('2026-04-05T06:07:08.000Z');
+  });
+});

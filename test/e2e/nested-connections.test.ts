@@ -155,6 +155,9 @@ it('covers every nested connection of the schema', () => {
 describe.each(Object.keys(ARGUMENTS))('%s', (connection) => {
   it('reads the pages of many parents in as many SQL statements as of one, repeated parents once', async () => {
     const parents = parentsOf(connection);
+    // Once unmeasured: the accounts it shows (the access log's login names) are then kept in the
+    // instance's memory for every measured read alike.
+    await statements(connection, parents);
     const two = await statements(connection, parents.slice(0, 2));
     expect(await statements(connection, parents)).toBe(two);
     expect(await statements(connection, [...parents, ...parents, ...parents])).toBe(two);

@@ -26,6 +26,7 @@ import { Migration20261127193000_glucose_readings_user_time_key } from './Migrat
 import { Migration20261127194500_patient_list_index } from './Migration20261127194500_patient_list_index';
 import { Migration20261128070000_summary_copy_revisions } from './Migration20261128070000_summary_copy_revisions';
 import { Migration20261128140000_account_change_notices } from './Migration20261128140000_account_change_notices';
+import { Migration20261128150000_clinician_change_notices } from './Migration20261128150000_clinician_change_notices';
 import type { Migration } from '@mikro-orm/migrations';
 
 type MigrationClass = new (...args: ConstructorParameters<typeof Migration>) => Migration;
@@ -84,4 +85,8 @@ export const migrations: { name: string; class: MigrationClass }[] = [
   { name: 'Migration20261127194500_patient_list_index', class: Migration20261127194500_patient_list_index },
   { name: 'Migration20261128070000_summary_copy_revisions', class: Migration20261128070000_summary_copy_revisions },
   { name: 'Migration20261128140000_account_change_notices', class: Migration20261128140000_account_change_notices },
+  {
+    name: 'Migration20261128150000_clinician_change_notices',
+    class: Migration20261128150000_clinician_change_notices,
+  },
 ];

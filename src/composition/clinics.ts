@@ -69,10 +69,10 @@ function patientAccounts(users: UsersService, accountsExist: AccountsExist): Pat
 /** Clinics, their clinicians and patients, and the glucose views that follow a clinic's settings. */
 export function clinicServices(
   { config, baseUrl }: ServiceDependencies,
-  { access, confirmations, users, accountsExist }: Foundation,
+  { access, confirmations, users, accountsExist, memberships }: Foundation,
 ): ClinicServices {
   const members = clinicAccounts(users, accountsExist);
-  const clinics = new ClinicsService(members, config.objectQuotas.clinics);
+  const clinics = new ClinicsService(members, config.objectQuotas.clinics, memberships);
   const localTime = new LocalTimeService(
     access,
     async (scope, clinicId) => (await clinics.get(scope, clinicId)).timezone ?? null,
@@ -80,7 +80,12 @@ export function clinicServices(
   // One budget for a caller's heavy downloads (data exports, patient-list CSV).
   const exportsInFlight = new ExportsInFlight(config.exportsPerCaller);
   const dataExport = new DataExportService(access, localTime, exportsInFlight);
-  const clinicians = new CliniciansService(clinics, members, new ClinicianInvitationKeys(confirmations, baseUrl));
+  const clinicians = new CliniciansService(
+    clinics,
+    members,
+    new ClinicianInvitationKeys(confirmations, baseUrl),
+    memberships,
+  );
   const patientTags = new PatientTagsService(clinics);
   const patients = new PatientsService(clinics, patientTags, patientAccounts(users, accountsExist), access);
   const patientExport = new PatientExportService(clinics, exportsInFlight, baseUrl);

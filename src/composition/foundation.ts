@@ -3,10 +3,11 @@ import type { AccountsExist } from '../kernel/accounts';
 import type { Scope } from '../kernel/scope';
 import { AccessPolicy } from '../domains/permissions/access-policy';
 import { clinicControl, clinicGrants } from '../domains/clinics/membership';
+import { ClinicMemberships } from '../domains/clinics/memberships';
 import { PermissionsService } from '../domains/permissions/permissions.service';
 import { setPasswordHashCost } from '../domains/users/password-hash';
 import { setClinicCopyCacheBytes } from '../domains/glucose/clinic-copy-cache';
-import { AccountCache } from '../domains/users/account-cache';
+import { accountCache } from '../domains/users/account-cache';
 import { UsersService } from '../domains/users/users.service';
 import { ConfirmationStore } from '../domains/confirmations/confirmations.store';
 import { DatabaseEvents } from '../infra/database/events';
@@ -34,20 +35,23 @@ export interface Foundation {
   users: UsersService;
   accountsExist: AccountsExist;
   permissions: PermissionsService;
+  /** Whether callers are clinicians anywhere, kept between requests. */
+  memberships: ClinicMemberships;
   /** The database's notifications; not listening until started, after everything has subscribed. */
   events: DatabaseEvents;
 }
 
 export function foundation({ config, logger, orm }: ServiceDependencies): Foundation {
-  const access = new AccessPolicy([clinicGrants], clinicControl);
+  // LISTEN needs a session of its own: DATABASE_DIRECT_URL when DATABASE_URL is a transaction-mode pooler.
+  const events = new DatabaseEvents(config.databaseDirectUrl ?? orm.config.get('clientUrl')!, logger);
+  const memberships = new ClinicMemberships(events);
+  const access = new AccessPolicy([clinicGrants(memberships)], clinicControl);
   const mailer = createMailer(config, () => orm.em.fork(), logger);
   const confirmations = new ConfirmationStore(mailer.queue, config.confirmationLifetimes);
   setPasswordHashCost(config.passwordHashCost);
   setClinicCopyCacheBytes(config.clinicCopyCacheBytes);
-  // LISTEN needs a session of its own: DATABASE_DIRECT_URL when DATABASE_URL is a transaction-mode pooler.
-  const events = new DatabaseEvents(config.databaseDirectUrl ?? orm.config.get('clientUrl')!, logger);
-  const users = new UsersService(access, new AccountCache(events));
+  const users = new UsersService(access, accountCache(events));
   const accountsExist = (scope: Scope, ids: readonly string[]) => users.existing(scope, ids);
   const permissions = new PermissionsService(access, accountsExist);
-  return { access, mailer, confirmations, users, accountsExist, permissions, events };
+  return { access, mailer, confirmations, users, accountsExist, permissions, memberships, events };
 }

@@ -171,6 +171,16 @@ export async function hasMemberWithEmail(em: EntityManager, clinicId: string, em
   return rows.length > 0;
 }
 
+/** How many clinics each of the users is a clinician of (prepared: asked for most callers of a share or a record). */
+export async function membershipCounts(em: EntityManager, userIds: readonly string[]): Promise<Map<string, number>> {
+  const rows = await sqlOf(em).reusable<{ user_id: string; clinics: number }>(
+    'clinician_membership_counts',
+    'select user_id, count(*)::int as clinics from clinicians where user_id = any($1::text[]) group by user_id',
+    [userIds],
+  );
+  return new Map(rows.map((row) => [row.user_id, row.clinics]));
+}
+
 /** Writes a member; one already there breaks the primary key (isUniqueViolation). */
 export async function insertClinician(em: EntityManager, row: ClinicianRecord): Promise<void> {
   await em.insert(ClinicianSchema, row);

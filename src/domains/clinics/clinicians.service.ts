@@ -27,6 +27,7 @@ import {
   type ClinicianView,
   type InviteeAddresses,
 } from './clinicians.repository';
+import type { ClinicMemberships } from './memberships';
 import { isUniqueViolation } from './patients.repository';
 import { assertKeepsAnAdmin, checkInviteEmail, checkName, checkRoles, successorAdmin } from './clinician-rules';
 import type { ClinicsService } from './clinics.service';
@@ -73,6 +74,7 @@ export class CliniciansService {
     private readonly clinics: ClinicsService,
     private readonly accounts: ClinicAccounts,
     private readonly keys: ClinicianInviteKeys,
+    private readonly memberships: ClinicMemberships,
   ) {}
 
   /** Registers what must end with a clinician's membership (what it made or got through the clinic). */
@@ -332,6 +334,7 @@ export class CliniciansService {
   }
 
   private async insertMember(em: EntityManager, row: ClinicianRecord): Promise<void> {
+    this.memberships.joining(row.userId);
     try {
       await insertClinician(em, row);
     } catch (error) {

@@ -18,6 +18,7 @@ import {
   type ClinicQuery,
 } from './clinics.repository';
 import { insertClinician } from './clinicians.repository';
+import type { ClinicMemberships } from './memberships';
 import { isUniqueViolation } from './patients.repository';
 import { assertClinicAccess, callerRoles } from './membership';
 import { canonicalShareCode, newShareCode } from './share-code';
@@ -47,6 +48,7 @@ export class ClinicsService {
     private readonly accounts: ClinicAccounts,
     /** The most clinics a user may be a clinician of and still create one (CLINIC_QUOTA). */
     private readonly membershipQuota: number,
+    private readonly memberships: ClinicMemberships,
   ) {}
 
   /**
@@ -77,6 +79,7 @@ export class ClinicsService {
         await scope.em.transactional(async (tx) => {
           await holdBelowQuota(tx, MEMBERSHIPS, creatorId, this.membershipQuota);
           await insertClinic(tx, clinic);
+          this.memberships.joining(creatorId);
           await insertClinician(tx, {
             clinicId: clinic.id,
             userId: creatorId,

@@ -2,16 +2,23 @@ import { fakeTransaction } from '../../../test/support/fake-sql';
 import { AccessTrail } from '../../kernel/access-trail';
 import { LoaderRegistry, type Scope } from '../../kernel/scope';
 import { AccessPolicy, MAY_READ_DATA } from '../permissions/access-policy';
-import { clinicGrants } from './membership';
+import { clinicGrants as clinicGrantsThrough } from './membership';
+import { ClinicMemberships } from './memberships';
+
+/** Not listening to the database's notices: every membership question goes to the (fake) table. */
+const clinicGrants = clinicGrantsThrough(
+  new ClinicMemberships({ listening: false, on: () => undefined, onConnect: () => undefined }),
+);
 
 /**
  * A scope whose database answers the clinic-grants query from `patients` (user → the
  * permissions each clinic of the caller holds) and no direct grants, counting the queries.
  */
-function scopeWith(callerId: string, patients: Record<string, string[][]>) {
+function scopeWith(callerId: string, patients: Record<string, string[][]>, clinicianOf = 2) {
   const statements: string[] = [];
   const em = fakeTransaction((sql, params) => {
     statements.push(sql);
+    if (sql.includes('from clinicians')) return clinicianOf ? [{ user_id: callerId, clinics: clinicianOf }] : [];
     if (!sql.includes('clinic_patients')) return [];
     const [, targets] = params as [string, string[]];
     return targets.flatMap((id) =>
@@ -39,6 +46,13 @@ describe('clinic grants', () => {
       [],
     ]);
     expect(statements.filter((sql) => sql.includes('clinic_patients'))).toHaveLength(1);
+  });
+
+  it('cost a caller who is a clinician of no clinic one question of its memberships, and give it nothing', async () => {
+    const { scope, statements } = scopeWith('outsider', { p1: [['view']] }, 0);
+    expect(await clinicGrants(scope, 'outsider', ['p1', 'p2'])).toEqual([[], []]);
+    expect(statements.filter((sql) => sql.includes('clinic_patients'))).toHaveLength(0);
+    expect(statements.filter((sql) => sql.includes('from clinicians'))).toHaveLength(1);
   });
 
   it('count in the access policy exactly as a direct grant would', async () => {

@@ -7,6 +7,7 @@ import type { Scope } from '../../kernel/scope';
 import type { Grant } from '../permissions/access-policy';
 import type { ClinicianRole } from './clinician.entity';
 import { rolesInClinics } from './clinicians.repository';
+import type { ClinicMemberships } from './memberships';
 import { clinicGrantRows } from './patients.repository';
 
 /**
@@ -104,15 +105,18 @@ export async function assertPatientAccess(
  * clinic access the way it sees a direct grant. Acts on the patient's account itself (its
  * permissions, credentials, deletion) the clinic's rules keep to its admins (clinicControl).
  */
-export async function clinicGrants(scope: Scope, callerId: string, targets: readonly string[]): Promise<Grant[][]> {
-  return clinicGrantsLoader(scope, callerId).loadMany(targets);
+export function clinicGrants(memberships: ClinicMemberships) {
+  return (scope: Scope, callerId: string, targets: readonly string[]): Promise<Grant[][]> =>
+    clinicGrantsLoader(scope, memberships, callerId).loadMany(targets);
 }
 
-function clinicGrantsLoader(scope: Scope, callerId: string): Loader<string, Grant[]> {
+function clinicGrantsLoader(scope: Scope, memberships: ClinicMemberships, callerId: string): Loader<string, Grant[]> {
   return scope.loaders.get(
     `clinics.grants:${callerId}`,
     () =>
       new Loader(async (patientIds) => {
+        // A caller who is a clinician of no clinic (most callers) holds nothing through one.
+        if (!(await memberships.mayBeClinician(scope, callerId))) return patientIds.map(() => []);
         const rows = await clinicGrantRows(scope.em, callerId, patientIds);
         const byPatient = new Map(patientIds.map((id) => [id, [] as Grant[]]));
         for (const row of rows)

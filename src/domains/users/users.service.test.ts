@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { fakeTransaction } from '../../../test/support/fake-sql';
 import { LoaderRegistry, type Scope } from '../../kernel/scope';
 import type { AccessPolicy } from '../permissions/access-policy';
-import { AccountCache } from './account-cache';
+import { accountCache } from './account-cache';
 import { UsersService } from './users.service';
 
 const id = (n: number) => n.toString(16).padStart(10, '0');
@@ -29,7 +29,7 @@ function fixture() {
   } as unknown as Scope;
   // Not listening to the database's notices: every read goes to the (fake) table.
   const notices = { listening: false, on: () => undefined, onConnect: () => undefined };
-  return { service: new UsersService(access, new AccountCache(notices)), scope, checked, selected };
+  return { service: new UsersService(access, accountCache(notices)), scope, checked, selected };
 }
 
 describe('UsersService.many', () => {

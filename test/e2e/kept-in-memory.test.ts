@@ -1,14 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { signUp, type TestAccount } from '../support/accounts';
+import { serverToken, signUp, type TestAccount } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/app';
+import { addClinician, joinClinic, newClinic } from '../support/clinics';
 import { eventually } from '../support/eventually';
 import { call, graphql } from '../support/http';
 import { freePort } from '../support/ports';
 
 /**
- * Each instance keeps the accounts its callers read (`GET /auth/user`, `me`) in memory between
- * requests. These are what a client would notice if that memory went stale: its own change not
- * shown, or a change made through another instance or straight in the database never shown.
+ * Each instance keeps in memory between requests the accounts its callers read (`GET /auth/user`,
+ * `me`) and whether they are clinicians anywhere. These are what a client would notice if that
+ * memory went stale: its own change not shown, a change made through another instance or straight
+ * in the database never shown, or access through a clinic outliving the membership.
  */
 let first: TestApp;
 let second: TestApp;
@@ -96,5 +98,51 @@ describe('accounts kept in memory', () => {
     );
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await termsOf(first, dave)).toBe('2026-04-05T06:07:08.000Z');
+  });
+});
+
+describe('clinic memberships kept in memory', () => {
+  let server: string;
+  let admin: TestAccount;
+  let patient: TestAccount;
+  let clinicId: string;
+
+  beforeAll(async () => {
+    server = await serverToken(first);
+    [admin, patient] = await Promise.all([signUp(first, 'admin'), signUp(first, 'patient')]);
+    const clinic = await newClinic(first, admin);
+    clinicId = clinic.id;
+    await joinClinic(first, clinic, admin, patient);
+  });
+
+  const readsPatient = async (app: TestApp, clinician: TestAccount) =>
+    (await call(app.url, `/data/${patient.userid}`, { token: clinician.token })).status;
+
+  it("gives a new clinician the clinic's patients at once on the instance that added it", async () => {
+    const clinician = await signUp(first, 'clinician');
+    expect(await readsPatient(first, clinician)).toBe(403);
+    await addClinician(first, server, clinicId, clinician, ['CLINIC_MEMBER']);
+    expect(await readsPatient(first, clinician)).toBe(200);
+  });
+
+  it('gives them to a clinician added through another instance within moments', async () => {
+    const clinician = await signUp(first, 'clinician');
+    expect(await readsPatient(first, clinician)).toBe(403);
+    await addClinician(second, server, clinicId, clinician, ['CLINIC_MEMBER']);
+    await eventually(async () => (await readsPatient(first, clinician)) === 200, 'the first instance allows it', 2_000);
+  });
+
+  it('ends access through the clinic on every instance the moment the membership ends', async () => {
+    const clinician = await signUp(first, 'clinician');
+    await addClinician(first, server, clinicId, clinician, ['CLINIC_MEMBER']);
+    expect(await readsPatient(first, clinician)).toBe(200);
+    expect(await readsPatient(second, clinician)).toBe(200);
+    const removed = await call(second.url, `/v1/clinics/${clinicId}/clinicians/${clinician.userid}`, {
+      method: 'DELETE',
+      token: admin.token,
+    });
+    expect(removed.status).toBe(200);
+    expect(await readsPatient(first, clinician)).toBe(403);
+    expect(await readsPatient(second, clinician)).toBe(403);
   });
 });

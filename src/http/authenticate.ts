@@ -8,11 +8,27 @@ import { AccessTrail, type AccessSink } from '../kernel/access-trail';
 import { ANONYMOUS } from '../kernel/principal';
 import { LoaderRegistry, servedScope, type Scope } from '../kernel/scope';
 
-/** A request's Scope before (or without) its caller is known: its own unit of work and loaders, acting as nobody. */
-export function anonymousScope(req: Request, em: EntityManager, logger: Logger, accessSink: AccessSink | null): Scope {
+/**
+ * A request's Scope before (or without) its caller is known: its own unit of work and loaders,
+ * acting as nobody. The unit of work is forked when the request first uses it: many
+ * requests (`me`, `GET /auth/user` with the caller's account in memory) use none.
+ */
+export function anonymousScope(
+  req: Request,
+  fork: () => EntityManager,
+  logger: Logger,
+  accessSink: AccessSink | null,
+): Scope {
+  let em: EntityManager | undefined;
   return {
     principal: ANONYMOUS,
-    em,
+    get em() {
+      return (em ??= fork());
+    },
+    // A subscription renews its unit of work for each event (src/graphql/live.ts).
+    set em(renewed: EntityManager) {
+      em = renewed;
+    },
     loaders: new LoaderRegistry(),
     requestId: requestScope.getStore()?.requestId ?? 'none',
     remoteAddress: req.ip ?? req.socket.remoteAddress ?? 'unknown',
@@ -36,7 +52,7 @@ export function authenticate(
   { lenient = false }: { lenient?: boolean | ((req: Request) => boolean) } = {},
 ) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    const scope = anonymousScope(req, orm.em.fork(), logger, accessSink);
+    const scope = anonymousScope(req, () => orm.em.fork(), logger, accessSink);
     try {
       scope.principal = await authenticator.principal(req.headers);
     } catch (error) {

@@ -208,6 +208,6 @@ export class AccountPages {
 
   /** A page's request acts as nobody: the key or the address is all it presents. */
   private scope(req: Request): Scope {
-    return anonymousScope(req, this.entityManager(), this.logger, null);
+    return anonymousScope(req, this.entityManager, this.logger, null);
   }
 }

@@ -13,8 +13,8 @@ export type AccountCache = NoticedCache<UserRecord>;
  * NoticedCache says how a change reaches every instance. Kept accounts are frozen: one snapshot
  * is shared by every request that reads it.
  */
-export function accountCache(notices: Notices, now?: () => number): AccountCache {
-  return new NoticedCache<UserRecord>(notices, { channel: ACCOUNT_CHANGED_CHANNEL, max: 20_000, keep: frozen, now });
+export function accountCache(notices: Notices): AccountCache {
+  return new NoticedCache<UserRecord>(notices, { channel: ACCOUNT_CHANGED_CHANNEL, max: 20_000, keep: frozen });
 }
 
 function frozen(account: UserRecord): UserRecord {

@@ -8,33 +8,55 @@ import { AccessTrail, type AccessSink } from '../kernel/access-trail';
 import { ANONYMOUS } from '../kernel/principal';
 import { LoaderRegistry, servedScope, type Scope } from '../kernel/scope';
 
+/** Where a request's unit of work is kept once forked, shared by every shallow copy of its Scope. */
+interface UnitOfWork {
+  em?: EntityManager;
+  fork: () => EntityManager;
+}
+
 /**
- * A request's Scope before (or without) its caller is known: its own unit of work and loaders,
- * acting as nobody. The unit of work is forked when the request first uses it: many
- * requests (`me`, `GET /auth/user` with the caller's account in memory) use none.
+ * A request's Scope, whose unit of work is forked when the request first uses it: many requests
+ * (`me`, `GET /auth/user` with the caller's account in memory) use none. The accessor is on the
+ * class, not the object, and the unit of work in a holder the object refers to: Apollo runs
+ * each operation with a shallow copy of its context (`Object.assign` onto the same prototype),
+ * which would otherwise read the accessor, and so fork, for every GraphQL request.
  */
+class RequestScope implements Scope {
+  principal = ANONYMOUS;
+  loaders = new LoaderRegistry();
+
+  constructor(
+    private readonly work: UnitOfWork,
+    readonly requestId: string,
+    readonly remoteAddress: string,
+    readonly logger: Logger,
+    readonly accessTrail: AccessTrail,
+  ) {}
+
+  get em(): EntityManager {
+    return (this.work.em ??= this.work.fork());
+  }
+
+  /** A subscription renews its unit of work for each event (src/graphql/live.ts). */
+  set em(renewed: EntityManager) {
+    this.work.em = renewed;
+  }
+}
+
+/** A request's Scope before (or without) its caller is known: its own unit of work and loaders, acting as nobody. */
 export function anonymousScope(
   req: Request,
   fork: () => EntityManager,
   logger: Logger,
   accessSink: AccessSink | null,
 ): Scope {
-  let em: EntityManager | undefined;
-  return {
-    principal: ANONYMOUS,
-    get em() {
-      return (em ??= fork());
-    },
-    // A subscription renews its unit of work for each event (src/graphql/live.ts).
-    set em(renewed: EntityManager) {
-      em = renewed;
-    },
-    loaders: new LoaderRegistry(),
-    requestId: requestScope.getStore()?.requestId ?? 'none',
-    remoteAddress: req.ip ?? req.socket.remoteAddress ?? 'unknown',
+  return new RequestScope(
+    { fork },
+    requestScope.getStore()?.requestId ?? 'none',
+    req.ip ?? req.socket.remoteAddress ?? 'unknown',
     logger,
-    accessTrail: new AccessTrail(accessSink),
-  };
+    new AccessTrail(accessSink),
+  );
 }
 
 /**

@@ -91,11 +91,12 @@ export class AccessTrail {
   }
 
   /** Writes what was recorded since the last write, within `em` (the request's, or a transaction's). */
-  async flush(owner: TrailOwner, em: EntityManager = owner.em): Promise<void> {
+  async flush(owner: TrailOwner, em?: EntityManager): Promise<void> {
     if (!this.sink || !this.pending.length) return;
     const events = this.pending;
     this.pending = [];
-    await this.sink(em, owner, events);
+    // Only now: a request that decided nothing never needs its unit of work.
+    await this.sink(em ?? owner.em, owner, events);
   }
 
   /** A change rolled back: what led to it is not kept either. */

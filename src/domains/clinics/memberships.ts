@@ -30,8 +30,8 @@ export class ClinicMemberships {
   }
 
   /**
-   * Whether the user may be a clinician of some clinic, batched per request (inside a
-   * transaction: as the transaction sees it).
+   * Whether the user may be a clinician of some clinic, batched per request. A membership a
+   * transaction adds was marked `joining` before, so it is never answered from memory.
    */
   async mayBeClinician(scope: Scope, userId: string): Promise<boolean> {
     const loader = scope.loaders.get('clinics.memberships', () => {
@@ -40,7 +40,7 @@ export class ClinicMemberships {
           const counts = await membershipCounts(scope.em, missing);
           return new Map(missing.map((id) => [id, { clinics: counts.get(id) ?? 0 }]));
         };
-        const read = scope.em.getTransactionContext() ? await load(ids) : await this.kept.read(ids, load);
+        const read = await this.kept.read(ids, load);
         return ids.map((id) => (read.get(id)?.clinics ?? 0) > 0);
       });
     });

@@ -16,14 +16,15 @@ export function userLoader(scope: Scope): Loader<string, UserRecord | null> {
 
 /**
  * Accounts by id through the instance's AccountCache, batched per request: for what shows an
- * account (the caller's own, a sharer's), not for what decides on one. Inside a transaction they
- * are read from the database, as the transaction sees them.
+ * account (the caller's own, a sharer's), not for what decides on one. A hit needs no unit of
+ * work, even inside a transaction: an account a transaction changes was marked changing before
+ * (UsersService.willChange), so it is read from the table until the change has settled.
  */
 export function keptUserLoader(scope: Scope, cache: AccountCache): Loader<string, UserRecord | null> {
   return scope.loaders.get('users.kept', () => {
     return new Loader<string, UserRecord | null>(async (ids) => {
       const load = (missing: readonly string[]) => usersByIds(scope.em, missing);
-      const byId = scope.em.getTransactionContext() ? await load(ids) : await cache.read(ids, load);
+      const byId = await cache.read(ids, load);
       return ids.map((id) => byId.get(id) ?? null);
     });
   });

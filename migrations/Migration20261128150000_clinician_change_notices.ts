@@ -3,7 +3,7 @@ import { Migration } from '@mikro-orm/migrations';
 /**
  * Announces every change to who is a clinician of a clinic on `islet_clinician_changed`, with the
  * user's id, when the writing transaction commits. Each instance keeps, for the callers it
- * serves, whether they are clinicians anywhere (src/domains/clinics/memberships.ts) and forgets
+ * serves, whether they are clinicians anywhere (src/domains/clinics/clinician-memberships.ts) and forgets
  * a user when told. A trigger, not the service's statements, sends the notice: rows a clinic's
  * deletion takes with it (ON DELETE CASCADE) are announced too.
  */

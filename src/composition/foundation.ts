@@ -3,7 +3,7 @@ import type { AccountsExist } from '../kernel/accounts';
 import type { Scope } from '../kernel/scope';
 import { AccessPolicy } from '../domains/permissions/access-policy';
 import { clinicControl, clinicGrants } from '../domains/clinics/membership';
-import { ClinicMemberships } from '../domains/clinics/memberships';
+import { ClinicMemberships } from '../domains/clinics/clinician-memberships';
 import { PermissionsService } from '../domains/permissions/permissions.service';
 import { setPasswordHashCost } from '../domains/users/password-hash';
 import { setClinicCopyCacheBytes } from '../domains/glucose/clinic-copy-cache';

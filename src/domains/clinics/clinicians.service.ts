@@ -27,7 +27,7 @@ import {
   type ClinicianView,
   type InviteeAddresses,
 } from './clinicians.repository';
-import type { ClinicMemberships } from './memberships';
+import type { ClinicMemberships } from './clinician-memberships';
 import { isUniqueViolation } from './patients.repository';
 import { assertKeepsAnAdmin, checkInviteEmail, checkName, checkRoles, successorAdmin } from './clinician-rules';
 import type { ClinicsService } from './clinics.service';

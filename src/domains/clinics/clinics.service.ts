@@ -18,7 +18,7 @@ import {
   type ClinicQuery,
 } from './clinics.repository';
 import { insertClinician } from './clinicians.repository';
-import type { ClinicMemberships } from './memberships';
+import type { ClinicMemberships } from './clinician-memberships';
 import { isUniqueViolation } from './patients.repository';
 import { assertClinicAccess, callerRoles } from './membership';
 import { canonicalShareCode, newShareCode } from './share-code';

@@ -3,7 +3,7 @@ import { AccessTrail } from '../../kernel/access-trail';
 import { LoaderRegistry, type Scope } from '../../kernel/scope';
 import { AccessPolicy, MAY_READ_DATA } from '../permissions/access-policy';
 import { clinicGrants as clinicGrantsThrough } from './membership';
-import { ClinicMemberships } from './memberships';
+import { ClinicMemberships } from './clinician-memberships';
 
 /** Not listening to the database's notices: every membership question goes to the (fake) table. */
 const clinicGrants = clinicGrantsThrough(

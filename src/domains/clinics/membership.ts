@@ -7,7 +7,7 @@ import type { Scope } from '../../kernel/scope';
 import type { Grant } from '../permissions/access-policy';
 import type { ClinicianRole } from './clinician.entity';
 import { rolesInClinics } from './clinicians.repository';
-import type { ClinicMemberships } from './memberships';
+import type { ClinicMemberships } from './clinician-memberships';
 import { clinicGrantRows } from './patients.repository';
 
 /**

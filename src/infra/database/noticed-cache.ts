@@ -1,11 +1,8 @@
 import { LRUCache } from 'lru-cache';
+import type { DatabaseEvents } from './events';
 
-/** What a NoticedCache needs of the database's notifications (src/infra/database/events.ts). */
-export interface Notices {
-  readonly listening: boolean;
-  on(channel: string, listener: (payload: string) => void): void;
-  onConnect(hook: () => Promise<void>): void;
-}
+/** What a NoticedCache needs of the database's notifications. */
+export type Notices = Pick<DatabaseEvents, 'listening' | 'on' | 'onConnect'>;
 
 /** Longer than any transaction that changes what a cache keeps takes to commit and announce it. */
 export const CHANGE_SETTLES_MS = 10_000;

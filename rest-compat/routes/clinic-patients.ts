@@ -140,8 +140,8 @@ function patientFields(row: PatientRow, clinicTags: ReadonlySet<string>, sources
 }
 
 /**
- * The patient list, straight from the services: its page reads the clinic's total and the
- * patients' summaries in its own statement (PageCompanions), and each patient's JSON is shaped
+ * The patient list, straight from the services: its page reads the patients' summaries in its
+ * own statement, and its counts beside it (PageCompanions), and each patient's JSON is shaped
  * once, by legacyPatient and the stored summary text, with no GraphQL run in between. The checks
  * and their order are the GraphQL field's: the clinic (400, 401, 404, 403), then the list's.
  */
@@ -161,7 +161,7 @@ export const clinicPatientListRoutes: ServiceRoute[] = [
       const pageAfter = (after: string | null) =>
         services.patients.list(scope, clinicId, filter, order ?? BY_ACCOUNT_ID, first, after, after ? null : offset, {
           clinicCopies,
-          total: !after,
+          counts: true,
         });
       const list = await pageAfter(null);
       const read = [...list.page.nodes];

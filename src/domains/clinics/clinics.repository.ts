@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { columnsOf, sqlOf } from '../../infra/database/sql-runner';
+import { columnsOf, recordOf, sqlOf } from '../../infra/database/sql-runner';
 import type { PageArgs } from '../../kernel/paging';
 import { placeholders } from '../../kernel/sql';
 import { ClinicSchema, type ClinicRecord, type PatientTagValue } from './clinic.entity';
@@ -88,7 +88,7 @@ export async function clinicsInContext(
     [callerId, ids],
   );
   return rows.map(({ caller_roles, tag_list, ...row }) => ({
-    clinic: em.map(ClinicSchema, row),
+    clinic: recordOf<ClinicRecord>(em, ClinicSchema, row),
     callerRoles: caller_roles as ClinicianRole[] | null,
     tags: tag_list as PatientTagValue[],
   }));

@@ -241,16 +241,13 @@ export function selectPages(
 }
 
 /**
- * The columns and joins of a page's companions, after the page's own: the clinic's total
- * (`total_count`), and the revisions of the clinic copies of the patients that grant the clinic
- * something (the glucose domain's joins, clinicCopyJoins; a patient granting nothing shows no summary).
+ * The columns and joins of a page's companions, after the page's own: the revisions of the
+ * clinic copies of the patients that grant the clinic something (the glucose domain's joins,
+ * clinicCopyJoins; a patient granting nothing shows no summary). Its counts are read apart.
  */
-function companionsSql({ total, clinicCopies }: PageCompanions): { columns: string; joins: string } {
+function companionsSql({ clinicCopies }: PageCompanions): { columns: string; joins: string } {
   const copies = clinicCopies && clinicCopyJoins('case when cardinality(page.permissions) > 0 then page.user_id end');
-  return {
-    columns: `${total ? ', total.count as total_count' : ''}${copies ? `, ${copies.columns}` : ''}`,
-    joins: `${total ? `cross join lateral (${countSql({}).sql}) total` : ''} ${copies?.joins ?? ''}`,
-  };
+  return { columns: copies ? `, ${copies.columns}` : '', joins: copies?.joins ?? '' };
 }
 
 /** A page's subquery and its parameters before its limit and offset; `sorted`: it has a sort key. */

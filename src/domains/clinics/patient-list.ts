@@ -37,12 +37,17 @@ export interface PatientFilter {
 }
 
 /**
- * What a page of the list reads beside its records, in the page's own statement, for a caller
- * that answers them too (the REST list: its `meta.totalCount` and each patient's `summary`).
+ * What a page of the list reads beside its records, for a caller that answers them too (the REST
+ * list: its `meta.count`, `meta.totalCount` and each patient's `summary`).
  */
 export interface PageCompanions {
-  /** The clinic's count of all its patients (what countPatients answers without a filter). */
-  total?: boolean;
+  /**
+   * The list's count and the clinic's (what countPatients answers with and without the filter),
+   * each read in a statement of its own while the page is read. Counting passes over every
+   * patient of the clinic, the page over a few of them: apart, the counts take other connections
+   * (and another core of PostgreSQL's) instead of holding the page back until they end.
+   */
+  counts?: boolean;
   /** Each patient's summaries with one side of their clinic copy (the glucose service's clinicCopiesOfClinicPatient). */
   clinicCopies?: { previous: boolean };
 }

@@ -61,14 +61,15 @@ function patientPages(
     return new Loader<string, PatientRow[]>(async (clinicIds) => {
       // A summary filter reads a statistic of every patient of the clinic: the first page counts the
       // matches in the same pass (a window over all of them), instead of a second pass for the count.
-      const counted = !args.after && filtersSummaries(filter.summary);
+      const countsApart = companions.counts && !args.after;
+      if (countsApart) for (const clinicId of clinicIds) countBeside(scope, clinicId, filter);
+      const counted = !countsApart && !args.after && filtersSummaries(filter.summary);
       const rows = await selectPages(scope.em, clinicIds, filter, order, args, counted, companions);
       const records = rows.filter((row) => row.user_id !== null);
       const pages = new Map<string, PatientRow[]>(clinicIds.map((clinicId) => [clinicId, []]));
       for (const row of records) pages.get(row.clinic_id as string)?.push(toPatient(row));
       primeDataSources(scope, records.map(dataSourcesOf));
-      if (counted) primeCounts(scope, clinicIds, rows, filter, 'full_count', args);
-      if (companions.total) primeCounts(scope, clinicIds, rows, {}, 'total_count', args);
+      if (counted) primeCounts(scope, clinicIds, rows, filter, args);
       if (companions.clinicCopies)
         await primeClinicCopies(
           scope,
@@ -80,19 +81,18 @@ function patientPages(
   });
 }
 
-/** The counts a page's rows carry (`column` of each clinic's first row), for countPatients under `filter`. */
+/** The counts a page's rows carry (`full_count` of each clinic's first row), for countPatients under `filter`. */
 function primeCounts(
   scope: Scope,
   clinicIds: readonly string[],
   rows: Record<string, unknown>[],
   filter: PatientFilter,
-  column: 'full_count' | 'total_count',
   args: PageArgs,
 ): void {
   const counts = patientCounts(scope);
   for (const clinicId of clinicIds) {
     const key = countKey(clinicId, filter);
-    const value = rows.find((row) => row.listed_clinic_id === clinicId)?.[column];
+    const value = rows.find((row) => row.listed_clinic_id === clinicId)?.full_count;
     if (counts.has(key)) continue;
     if (value !== null && value !== undefined) counts.set(key, Promise.resolve(Number(value)));
     // Counted by a window over the page's own rows: an empty first page has no match at all, while
@@ -124,6 +124,16 @@ function patientCountLoader(scope: Scope, filter: PatientFilter): Loader<string,
   return scope.loaders.get(`clinics.patientCountBatches:${countKey('', filter)}`, () => {
     return new Loader<string, number>((clinicIds) => countPatientsOf(scope.em, clinicIds, filter));
   });
+}
+
+/**
+ * Starts the clinic's counts with and without `filter` (one count when nothing filters), for a
+ * page that answers them: whoever awaits a count hears its error; until then it is handled here,
+ * so a request that fails before it asks leaves no rejection unheard.
+ */
+function countBeside(scope: Scope, clinicId: string, filter: PatientFilter): void {
+  for (const counting of [countPatients(scope, clinicId, filter), countPatients(scope, clinicId)])
+    counting.catch(() => undefined);
 }
 
 /**

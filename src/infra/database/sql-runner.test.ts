@@ -6,7 +6,7 @@ import { createLogger, requestScope } from '../logger';
 import { registry } from '../metrics';
 import { openDatabase, type Orm } from './orm';
 import { routeStaleReads, type ReplicaMonitor } from './replicas';
-import { columnsOf, sqlOf, staleReadsOf } from './sql-runner';
+import { columnsOf, recordOf, sqlOf, staleReadsOf } from './sql-runner';
 
 let database: TestDatabase;
 let orm: Orm;
@@ -60,6 +60,28 @@ describe('the SQL runner', () => {
       'u.id, u.username, u.emails, u.password_hash, u.roles, u.email_verified, u.terms_accepted, ' +
         'u.created_time, u.created_user_id, u.modified_time, u.modified_user_id',
     );
+  });
+
+  it('makes a plain record of an entity’s row, as the ORM reads it, with nothing kept in the unit of work', async () => {
+    const user = orm.getMetadata().getByClassName('User').class;
+    await database.query(
+      `insert into users (id, username, emails, roles, email_verified, created_time)
+       values ('record-of', 'record@example.org', '{record@example.org}', '{patient}', true, '2026-11-28T10:00:00Z')`,
+    );
+    try {
+      const em = orm.em.fork();
+      const [row] = await sqlOf(em).rows(`select ${columnsOf(em, user, 'u')} from users u where u.id = ?`, [
+        'record-of',
+      ]);
+      const record = recordOf(em, user, row!);
+      expect(em.getUnitOfWork().getIdentityMap().values()).toHaveLength(0);
+      const read = await orm.em.fork().findOneOrFail(user, { id: 'record-of' });
+      expect(record).toEqual(Object.fromEntries(Object.entries(read)));
+      expect(record).toMatchObject({ username: 'record@example.org', emailVerified: true });
+      expect((record as { createdTime: Date }).createdTime).toEqual(new Date('2026-11-28T10:00:00Z'));
+    } finally {
+      await database.query(`delete from users where id = 'record-of'`);
+    }
   });
 
   it('runs a reusable read as a named prepared statement on the pool, and unnamed inside a transaction', async () => {

@@ -3,6 +3,7 @@ import { ExportsInFlight } from '../kernel/exports-in-flight';
 import { accountAddresses } from '../domains/users/account-lifecycle.service';
 import type { UsersService } from '../domains/users/users.service';
 import type { AccountsExist } from '../kernel/accounts';
+import { ClinicTotals } from '../domains/clinics/clinic-totals';
 import { ClinicsService } from '../domains/clinics/clinics.service';
 import { CliniciansService } from '../domains/clinics/clinicians.service';
 import type { ClinicAccounts } from '../domains/clinics/clinic-accounts';
@@ -69,7 +70,7 @@ function patientAccounts(users: UsersService, accountsExist: AccountsExist): Pat
 /** Clinics, their clinicians and patients, and the glucose views that follow a clinic's settings. */
 export function clinicServices(
   { config, baseUrl }: ServiceDependencies,
-  { access, confirmations, users, accountsExist, memberships }: Foundation,
+  { access, confirmations, users, accountsExist, memberships, events }: Foundation,
 ): ClinicServices {
   const members = clinicAccounts(users, accountsExist);
   const clinics = new ClinicsService(members, config.objectQuotas.clinics, memberships);
@@ -87,7 +88,13 @@ export function clinicServices(
     memberships,
   );
   const patientTags = new PatientTagsService(clinics);
-  const patients = new PatientsService(clinics, patientTags, patientAccounts(users, accountsExist), access);
+  const patients = new PatientsService(
+    clinics,
+    patientTags,
+    patientAccounts(users, accountsExist),
+    access,
+    new ClinicTotals(events),
+  );
   const patientExport = new PatientExportService(clinics, exportsInFlight, baseUrl);
   const patientInvites = new PatientInvitesService(clinics, patients);
   const tide = new TideService(clinics);

@@ -12,7 +12,8 @@ export interface StaleOption {
   stale?: boolean;
 }
 
-const readsOf = (em: EntityManager, { stale = false }: StaleOption) => (stale ? staleReadsOf(em) : sqlOf(em));
+/** The reads of `em`: a streaming replica's allowed when `stale` (staleReadsOf), else the primary's. */
+export const readsOf = (em: EntityManager, { stale = false }: StaleOption) => (stale ? staleReadsOf(em) : sqlOf(em));
 
 /** Conditions on a table beyond its owner, as SQL (with `?` placeholders) and their parameters. */
 export interface SqlCondition {

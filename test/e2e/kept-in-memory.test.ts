@@ -8,7 +8,7 @@ import { freePort } from '../support/ports';
 
 /**
  * Each instance keeps in memory between requests the accounts its callers read (`GET /auth/user`,
- * `me`) and whether they are clinicians anywhere. These are what a client would notice if that
+ * `me`), whether they are clinicians anywhere, and each clinic's count of patients. These are what a client would notice if that
  * memory went stale: its own change not shown, a change made through another instance or straight
  * in the database never shown, or access through a clinic outliving the membership.
  */
@@ -144,5 +144,55 @@ describe('clinic memberships kept in memory', () => {
     expect(removed.status).toBe(200);
     expect(await readsPatient(first, clinician)).toBe(403);
     expect(await readsPatient(second, clinician)).toBe(403);
+  });
+});
+
+describe("a clinic's count of patients kept in memory", () => {
+  let admin: TestAccount;
+  let clinicId: string;
+
+  beforeAll(async () => {
+    admin = await signUp(first, 'counted-admin');
+    clinicId = (await newClinic(first, admin)).id;
+  });
+
+  const totalOn = async (app: TestApp) => {
+    const reply = await call(app.url, `/v1/clinics/${clinicId}/patients?limit=1`, { token: admin.token });
+    expect(reply.status).toBe(200);
+    return reply.body.meta.totalCount as number;
+  };
+  const addPatient = async (app: TestApp, fullName: string) => {
+    const reply = await call(app.url, `/v1/clinics/${clinicId}/patients`, {
+      method: 'POST',
+      token: admin.token,
+      json: { fullName, birthDate: '2010-01-02' },
+    });
+    expect(reply.status).toBe(200);
+    return reply.body.id as string;
+  };
+
+  it('counts a patient added or removed at once on the instance that did it, and within moments on another', async () => {
+    const before = await Promise.all([totalOn(first), totalOn(second)]);
+    expect(before).toEqual([before[0], before[0]]);
+    const added = await addPatient(first, 'Counted Once');
+    expect(await totalOn(first)).toBe(before[0]! + 1);
+    await eventually(async () => (await totalOn(second)) === before[0]! + 1, 'the other instance counts it', 2_000);
+    const removed = await call(second.url, `/v1/clinics/${clinicId}/patients/${added}`, {
+      method: 'DELETE',
+      token: admin.token,
+    });
+    expect(removed.status).toBe(204);
+    expect(await totalOn(second)).toBe(before[0]);
+    await eventually(async () => (await totalOn(first)) === before[0], 'the first instance no longer counts it', 2_000);
+  });
+
+  it('counts patients written in the database by something other than Islet', async () => {
+    const before = await totalOn(first);
+    await first.database.query(
+      `insert into clinic_patients (clinic_id, user_id, full_name, tags, permissions, reviews, created_time, updated_time)
+       select $1, substr(md5('scripted' || n), 1, 10), 'Scripted ' || n, '{}', '{view}', '[]', now(), now() from generate_series(1, 3) n`,
+      [clinicId],
+    );
+    await eventually(async () => (await totalOn(first)) === before + 3, 'the scripted patients are counted', 2_000);
   });
 });

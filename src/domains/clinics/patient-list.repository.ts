@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { staleReadsOf } from '../../infra/database/sql-runner';
 import type { PageArgs, SortKey } from '../../kernel/paging';
-import { arrayLiteral, likeEscaped } from '../../kernel/sql';
+import { arrayLiteral, likeEscaped, readsOf, type StaleOption } from '../../kernel/sql';
 import { clinicCopyJoins } from '../glucose/summaries.repository';
 import type { SummaryKind } from '../glucose/summary/buckets';
 import { CLINIC_PERIOD_STATS_TABLE } from './clinic-patient-period-stats.entity';
@@ -303,14 +303,19 @@ function recordPageSql(
   };
 }
 
-/** How many patients each clinic holds under one filter, in the order asked: one SELECT. */
+/**
+ * How many patients each clinic holds under one filter, in the order asked: one SELECT, on a
+ * replica unless `stale` is false (a count kept between requests must not predate the notice
+ * that made it be read again).
+ */
 export async function countPatientsOf(
   em: EntityManager,
   clinicIds: readonly string[],
   filter: PatientFilter,
+  { stale = true }: StaleOption = {},
 ): Promise<number[]> {
   const count = countSql(filter);
-  const rows = await staleReadsOf(em).rows<{ count: string }>(
+  const rows = await readsOf(em, { stale }).rows<{ count: string }>(
     `select (${count.sql}) as count from ${CLINICS} order by c.position`,
     [...count.params, arrayLiteral(clinicIds)],
   );

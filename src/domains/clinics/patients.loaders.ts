@@ -61,9 +61,8 @@ function patientPages(
     return new Loader<string, PatientRow[]>(async (clinicIds) => {
       // A summary filter reads a statistic of every patient of the clinic: the first page counts the
       // matches in the same pass (a window over all of them), instead of a second pass for the count.
-      const countsApart = companions.counts && !args.after;
-      if (countsApart) for (const clinicId of clinicIds) countBeside(scope, clinicId, filter);
-      const counted = !countsApart && !args.after && filtersSummaries(filter.summary);
+      // Unless the caller reads the counts apart (PageCompanions.counts).
+      const counted = !companions.counts && !args.after && filtersSummaries(filter.summary);
       const rows = await selectPages(scope.em, clinicIds, filter, order, args, counted, companions);
       const records = rows.filter((row) => row.user_id !== null);
       const pages = new Map<string, PatientRow[]>(clinicIds.map((clinicId) => [clinicId, []]));
@@ -110,6 +109,9 @@ const dataSourcesOf = (row: Record<string, unknown>) => ({
 const patientCounts = (scope: Scope) =>
   scope.loaders.get('clinics.patientCounts', () => new Map<string, Promise<number>>());
 
+/** Whether `filter` leaves out any of the clinic's patients. */
+export const filtersPatients = (filter: PatientFilter): boolean => countKey('', filter) !== countKey('', {});
+
 const countKey = (clinicId: string, filter: PatientFilter) =>
   JSON.stringify([
     clinicId,
@@ -124,16 +126,6 @@ function patientCountLoader(scope: Scope, filter: PatientFilter): Loader<string,
   return scope.loaders.get(`clinics.patientCountBatches:${countKey('', filter)}`, () => {
     return new Loader<string, number>((clinicIds) => countPatientsOf(scope.em, clinicIds, filter));
   });
-}
-
-/**
- * Starts the clinic's counts with and without `filter` (one count when nothing filters), for a
- * page that answers them: whoever awaits a count hears its error; until then it is handled here,
- * so a request that fails before it asks leaves no rejection unheard.
- */
-function countBeside(scope: Scope, clinicId: string, filter: PatientFilter): void {
-  for (const counting of [countPatients(scope, clinicId, filter), countPatients(scope, clinicId)])
-    counting.catch(() => undefined);
 }
 
 /**

@@ -127,9 +127,13 @@ export async function deletePatient(tx: EntityManager, clinicId: string, userId:
   await sqlOf(tx).run('delete from clinic_patients where clinic_id = ? and user_id = ?', [clinicId, userId]);
 }
 
-/** An account is deleted: its records in every clinic go. */
-export async function deletePatientsOfUser(em: EntityManager, userId: string): Promise<void> {
-  await sqlOf(em).run('delete from clinic_patients where user_id = ?', [userId]);
+/** An account is deleted: its records in every clinic go. Answers the clinics it was a patient of. */
+export async function deletePatientsOfUser(em: EntityManager, userId: string): Promise<string[]> {
+  const rows = await sqlOf(em).rows<{ clinic_id: string }>(
+    'delete from clinic_patients where user_id = ? returning clinic_id',
+    [userId],
+  );
+  return rows.map((row) => row.clinic_id);
 }
 
 /** The patient's reviews, its row locked until `tx` ends; null when it is no patient of the clinic. */

@@ -7,6 +7,7 @@ import {
   startDomainWorld,
   type DomainWorld,
 } from '../../../test/support/domain-services';
+import { requestScope } from '../../infra/logger';
 import { ANONYMOUS, type Principal } from '../../kernel/principal';
 import { MAX_NAME_LENGTH } from './patient-fields';
 import { MAX_SEARCH_LENGTH } from './patient-list';
@@ -272,6 +273,27 @@ describe('removing a patient', () => {
 });
 
 describe('the patient list', () => {
+  it('that answers its counts has them read beside its page, each in a statement of its own', async () => {
+    const { clinicId, member } = await clinicOf();
+    await patients.create(as(asUser(member)), clinicId, { fullName: 'Pat Other', birthDate: '2000-01-01' });
+    await patients.create(as(asUser(member)), clinicId, { fullName: 'Bob Young', birthDate: '2000-01-01' });
+    const request = { requestId: 'counted', sqlStatements: 0 };
+    const scope = as(AS_SERVER);
+    const read = <T>(reading: () => Promise<T>) => requestScope.run(request, reading);
+    const list = await read(() =>
+      patients.list(scope, clinicId, { search: 'pat' }, BY_NAME, 1, null, null, { counts: true }),
+    );
+    expect(list.page.nodes.map((row) => row.fullName)).toEqual(['Pat Ient']);
+    const byThePage = request.sqlStatements;
+    expect(await read(() => Promise.all([list.count(), patients.count(scope, clinicId)]))).toEqual([2, 3]);
+    expect(request.sqlStatements).toBe(byThePage);
+    // Without them, the page counts nothing, and a count is read when asked.
+    const plain = await read(() => patients.list(as(AS_SERVER), clinicId, { search: 'pat' }, BY_NAME, 1, null));
+    const afterPlain = request.sqlStatements;
+    expect(await read(() => plain.count())).toBe(2);
+    expect(request.sqlStatements).toBe(afterPlain + 1);
+  });
+
   it('orders by name either way and finds by a part of name, email or MRN in any letter case, literally', async () => {
     const { clinicId, member } = await clinicOf();
     for (const [fullName, mrn] of [

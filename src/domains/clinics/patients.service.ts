@@ -6,6 +6,7 @@ import { assertUserId } from '../../kernel/validation';
 import type { AccessPolicy } from '../permissions/access-policy';
 import type { Permission } from '../permissions/permission.model';
 import type { PatientReview } from './clinic-patient.entity';
+import type { ClinicTotals } from './clinic-totals';
 import type { ClinicsService } from './clinics.service';
 import { assertClinicAccess, assertPatientAccess, recordPatientAccess, type BackingEndsHook } from './membership';
 import type { PatientAccounts } from './patient-accounts';
@@ -21,7 +22,7 @@ import {
 import { isPatientKey, patientKey, patientListName, type PageCompanions, type PatientFilter } from './patient-list';
 import { checkPatientList, type RequestedOrder } from './patient-list-query';
 import type { PatientTagsService } from './patient-tags.service';
-import { countPatients, forgetPatient, loadPatient, patientPage } from './patients.loaders';
+import { countPatients, filtersPatients, forgetPatient, loadPatient, patientPage } from './patients.loaders';
 import {
   deletePatient,
   deletePatientsOfUser,
@@ -57,6 +58,7 @@ export class PatientsService {
     private readonly tags: PatientTagsService,
     private readonly accounts: PatientAccounts,
     private readonly access: AccessPolicy,
+    private readonly totals: ClinicTotals,
   ) {}
 
   /** Registers what must end when the clinic stops backing access to a patient (leaves, or loses custodian). */
@@ -246,19 +248,23 @@ export class PatientsService {
     const { filter: checked, order } = await checkPatientList(scope, clinicId, filter, requested);
     const list = patientListName(clinicId, checked, order);
     const args = pageArgs(list, first, after, isPatientKey(order), offset);
+    const count = () => this.countOf(scope, clinicId, checked);
+    // Started with the page, to be answered with it: see PageCompanions.counts.
+    if (companions.counts && !args.after)
+      for (const counting of [count(), this.totals.patients(scope, clinicId)]) counting.catch(() => undefined);
     const rows = await patientPage(scope, clinicId, checked, order, args, companions);
     recordPatientAccess(
       scope,
       clinicId,
       rows.map((row) => row.userId),
     );
-    return { page: pageOf(list, args, rows, patientKey(order)), count: () => countPatients(scope, clinicId, checked) };
+    return { page: pageOf(list, args, rows, patientKey(order)), count };
   }
 
   /** How many patients the clinic has. */
   async count(scope: Scope, clinicId: string): Promise<number> {
     await assertClinicAccess(scope, clinicId, 'read');
-    return countPatients(scope, clinicId);
+    return this.totals.patients(scope, clinicId);
   }
 
   /** The clinics a user is a patient of: the user itself, its custodians and servers. */
@@ -270,7 +276,12 @@ export class PatientsService {
 
   /** An account is deleted: it is no longer anyone's patient. */
   async forgetUser(scope: Scope, userId: string): Promise<void> {
-    await deletePatientsOfUser(scope.em, userId);
+    for (const clinicId of await deletePatientsOfUser(scope.em, userId)) this.totals.changing(clinicId);
+  }
+
+  /** How many of the clinic's patients `filter` holds; all of them, kept between requests, when it filters none. */
+  private countOf(scope: Scope, clinicId: string, filter: PatientFilter): Promise<number> {
+    return filtersPatients(filter) ? countPatients(scope, clinicId, filter) : this.totals.patients(scope, clinicId);
   }
 
   private async existing(scope: Scope, clinicId: string, userId: string): Promise<PatientRow> {
@@ -285,6 +296,7 @@ export class PatientsService {
   }
 
   private async delete(scope: Scope, clinicId: string, userId: string): Promise<void> {
+    this.totals.changing(clinicId);
     await scope.em.transactional(async (tx) => {
       await deletePatient(tx, clinicId, userId);
       for (const hook of this.backingEnds) await hook(tx, clinicId, userId);
@@ -299,6 +311,7 @@ export class PatientsService {
     record: NewPatientRecord,
     permissions: readonly Permission[],
   ): Promise<void> {
+    this.totals.changing(clinicId);
     try {
       await insertPatient(tx, clinicId, userId, record, permissions);
     } catch (error) {

@@ -100,6 +100,9 @@ const FILTER = 's.time_in_very_low_percent > $2 and s.time_cgm_use_percent > $3'
  * (patient-list.repository.ts, selectPages), so the ratio measures the service and not the plan.
  * The matches are counted and the page found on the copy's list index, the page's records read by
  * key, then its summaries' clinic copies (the text the answer carries) and the clinic's total.
+ * The service reads the count and the page in statements side by side, and keeps what the floor
+ * reads again each time: the summaries' texts (clinic-copy-cache.ts) and the clinic's total
+ * (clinic-totals.ts), each kept current by PostgreSQL's notices.
  */
 const FLOOR_SQL = `with counted as (
       select count(*) as count from clinic_patient_period_stats s where ${PERIOD} and ${FILTER}),

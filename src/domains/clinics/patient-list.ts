@@ -42,10 +42,11 @@ export interface PatientFilter {
  */
 export interface PageCompanions {
   /**
-   * The list's count and the clinic's (what countPatients answers with and without the filter),
-   * each read in a statement of its own while the page is read. Counting passes over every
-   * patient of the clinic, the page over a few of them: apart, the counts take other connections
-   * (and another core of PostgreSQL's) instead of holding the page back until they end.
+   * The list's count and the clinic's total, started by the service (PatientsService.list) with
+   * the page rather than read in its statement: each is a statement of its own, or the total kept
+   * between requests (ClinicTotals). Counting passes over every patient of the clinic, the page
+   * over a few of them: apart, the counts take other connections (and another core of
+   * PostgreSQL's) instead of holding the page back until they end.
    */
   counts?: boolean;
   /** Each patient's summaries with one side of their clinic copy (the glucose service's clinicCopiesOfClinicPatient). */

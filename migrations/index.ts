@@ -28,6 +28,7 @@ import { Migration20261128070000_summary_copy_revisions } from './Migration20261
 import { Migration20261128140000_account_change_notices } from './Migration20261128140000_account_change_notices';
 import { Migration20261128150000_clinician_change_notices } from './Migration20261128150000_clinician_change_notices';
 import { Migration20261128170000_clinic_patient_count_notices } from './Migration20261128170000_clinic_patient_count_notices';
+import { Migration20261128190000_clinic_statistics_notices } from './Migration20261128190000_clinic_statistics_notices';
 import type { Migration } from '@mikro-orm/migrations';
 
 type MigrationClass = new (...args: ConstructorParameters<typeof Migration>) => Migration;
@@ -93,5 +94,9 @@ export const migrations: { name: string; class: MigrationClass }[] = [
   {
     name: 'Migration20261128170000_clinic_patient_count_notices',
     class: Migration20261128170000_clinic_patient_count_notices,
+  },
+  {
+    name: 'Migration20261128190000_clinic_statistics_notices',
+    class: Migration20261128190000_clinic_statistics_notices,
   },
 ];

@@ -8,7 +8,7 @@ import { freePort } from '../support/ports';
 
 /**
  * Each instance keeps in memory between requests the accounts its callers read (`GET /auth/user`,
- * `me`), whether they are clinicians anywhere, and each clinic's count of patients. These are what a client would notice if that
+ * `me`), whether they are clinicians anywhere, and each clinic's counts of patients (all, and under summary filters). These are what a client would notice if that
  * memory went stale: its own change not shown, a change made through another instance or straight
  * in the database never shown, or access through a clinic outliving the membership.
  */
@@ -184,6 +184,29 @@ describe("a clinic's count of patients kept in memory", () => {
     expect(removed.status).toBe(204);
     expect(await totalOn(second)).toBe(before[0]);
     await eventually(async () => (await totalOn(first)) === before[0], 'the first instance no longer counts it', 2_000);
+  });
+
+  it('counts under a summary filter a patient whose statistics changed, within moments on every instance', async () => {
+    const filtered = `/v1/clinics/${clinicId}/patients?limit=1&cgm.timeInVeryLowPercent=%3E0.01`;
+    const countOn = async (app: TestApp) => {
+      const reply = await call(app.url, filtered, { token: admin.token });
+      expect(reply.status).toBe(200);
+      return reply.body.meta.count as number;
+    };
+    const patient = await addPatient(first, 'Counted Low');
+    const before = await Promise.all([countOn(first), countOn(second)]);
+    expect(before).toEqual([before[0], before[0]]);
+    // The summary writer replaces a user's statistics; here a script writes them.
+    await first.database.query(
+      `insert into glucose_period_stats (user_id, kind, period, previous, last_data, time_in_very_low_percent, glycemia_risk_zone)
+       select $1, 'cgm', '14d', previous, now(), 0.05, 'A' from unnest(array[false, true]) as previous`,
+      [patient],
+    );
+    for (const app of [first, second])
+      await eventually(async () => (await countOn(app)) === before[0]! + 1, 'the patient is counted', 2_000);
+    await first.database.query('delete from glucose_period_stats where user_id = $1', [patient]);
+    for (const app of [first, second])
+      await eventually(async () => (await countOn(app)) === before[0], 'the patient is no longer counted', 2_000);
   });
 
   it('counts patients written in the database by something other than Islet', async () => {

@@ -30,7 +30,8 @@ import { PATIENT_COLUMNS, type PatientRow } from './patients.repository';
  * The database functions and triggers that keep `clinic_patient_period_stats` equal to
  * `glucose_period_stats` joined with `clinic_patients`, in the transaction of whatever writes
  * either side (migrations/Migration20261125020000_clinic_patient_period_stats.ts): no code writes
- * the copy. clinic-patient-period-stats.test.ts checks that they exist and keep it.
+ * the copy. And the trigger that announces its changes. clinic-patient-period-stats.test.ts checks
+ * that they exist and keep it.
  */
 export const CLINIC_PERIOD_STATS_TRIGGERS = {
   /** A statistics write: rows removed leave every clinic's copy, rows added join the copy of each clinic of the user. */
@@ -54,6 +55,19 @@ export const CLINIC_PERIOD_STATS_TRIGGERS = {
     function: 'clinic_period_stats_move_patient',
     triggers: ['clinic_period_stats_on_patient_key_update'],
     on: 'clinic_patients',
+  },
+  /**
+   * Any change to the copy names its clinic on `islet_clinic_statistics_changed`, for the counts
+   * kept between requests (clinic-totals.ts; migrations/Migration20261128190000_clinic_statistics_notices.ts).
+   */
+  announceChanges: {
+    function: 'clinic_period_stats_announce_change',
+    triggers: [
+      'clinic_period_stats_announce_insert',
+      'clinic_period_stats_announce_update',
+      'clinic_period_stats_announce_delete',
+    ],
+    on: 'clinic_patient_period_stats',
   },
 } as const;
 

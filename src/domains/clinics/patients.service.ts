@@ -6,7 +6,7 @@ import { assertUserId } from '../../kernel/validation';
 import type { AccessPolicy } from '../permissions/access-policy';
 import type { Permission } from '../permissions/permission.model';
 import type { PatientReview } from './clinic-patient.entity';
-import type { ClinicTotals } from './clinic-totals';
+import { filtersStatisticsOnly, type ClinicTotals } from './clinic-totals';
 import type { ClinicsService } from './clinics.service';
 import { assertClinicAccess, assertPatientAccess, recordPatientAccess, type BackingEndsHook } from './membership';
 import type { PatientAccounts } from './patient-accounts';
@@ -279,9 +279,14 @@ export class PatientsService {
     for (const clinicId of await deletePatientsOfUser(scope.em, userId)) this.totals.changing(clinicId);
   }
 
-  /** How many of the clinic's patients `filter` holds; all of them, kept between requests, when it filters none. */
+  /**
+   * How many of the clinic's patients `filter` holds: kept between requests when it filters none
+   * or only on glucose summaries (ClinicTotals), else counted for the request.
+   */
   private countOf(scope: Scope, clinicId: string, filter: PatientFilter): Promise<number> {
-    return filtersPatients(filter) ? countPatients(scope, clinicId, filter) : this.totals.patients(scope, clinicId);
+    if (!filtersPatients(filter)) return this.totals.patients(scope, clinicId);
+    if (!filtersStatisticsOnly(filter)) return countPatients(scope, clinicId, filter);
+    return countPatients(scope, clinicId, filter, () => this.totals.matching(scope, clinicId, filter));
   }
 
   private async existing(scope: Scope, clinicId: string, userId: string): Promise<PatientRow> {

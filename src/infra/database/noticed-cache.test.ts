@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { CHANGE_SETTLES_MS, NoticedCache, type Notices } from './noticed-cache';
+import { CHANGE_SETTLES_MS, NoticedCache, type NoticedCacheOptions, type Notices } from './noticed-cache';
 
 const CHANNEL = 'probe_changed';
 
@@ -11,7 +11,7 @@ interface Row {
 const account = (id: string, username = `${id}@example.org`): Row => ({ id, username });
 
 /** A cache over a fake table whose reads it counts, with notices the test sends itself. */
-function fixture() {
+function fixture(options: Partial<NoticedCacheOptions<Row>> = {}) {
   const listeners: ((payload: string) => void)[] = [];
   const connectHooks: (() => Promise<void>)[] = [];
   const notices: Notices & { listening: boolean } = {
@@ -22,7 +22,7 @@ function fixture() {
     onConnect: (hook) => void connectHooks.push(hook),
   };
   let clock = 0;
-  const cache = new NoticedCache<Row>(notices, { channel: CHANNEL, max: 100, now: () => clock });
+  const cache = new NoticedCache<Row>(notices, { channel: CHANNEL, max: 100, now: () => clock, ...options });
   const table = new Map([account('a'), account('b')].map((row) => [row.id, row]));
   const loaded: string[][] = [];
   const load = async (ids: readonly string[]) => {
@@ -94,5 +94,38 @@ describe('NoticedCache', () => {
     await cache.read(['a', 'b'], load);
     await cache.read(['a', 'b'], load);
     expect(loaded).toEqual([['a'], ['a'], ['b'], ['a', 'b']]);
+  });
+
+  describe('with keys in groups (counts of a clinic under each filter)', () => {
+    const grouped = () => {
+      const fixed = fixture({ groupOf: (key) => key.split(' ')[0]! });
+      for (const id of ['c1 x', 'c1 y', 'c2 x']) fixed.table.set(id, account(id));
+      return fixed;
+    };
+
+    it('forgets every key of the group a notice names, and only those', async () => {
+      const { cache, loaded, load, notify } = grouped();
+      await cache.read(['c1 x', 'c1 y', 'c2 x'], load);
+      notify('c1');
+      await cache.read(['c1 x', 'c1 y', 'c2 x'], load);
+      notify('c1 x');
+      await cache.read(['c1 x', 'c1 y', 'c2 x'], load);
+      expect(loaded).toEqual([
+        ['c1 x', 'c1 y', 'c2 x'],
+        ['c1 x', 'c1 y'],
+      ]);
+    });
+
+    it('reads every key of a group this instance is changing from the table until the change settles', async () => {
+      const { cache, loaded, load, advance } = grouped();
+      await cache.read(['c1 x', 'c2 x'], load);
+      cache.changing('c1');
+      await cache.read(['c1 x', 'c1 y', 'c2 x'], load);
+      await cache.read(['c1 x', 'c1 y', 'c2 x'], load);
+      advance(CHANGE_SETTLES_MS);
+      await cache.read(['c1 y'], load);
+      await cache.read(['c1 y'], load);
+      expect(loaded).toEqual([['c1 x', 'c2 x'], ['c1 x', 'c1 y'], ['c1 x', 'c1 y'], ['c1 y']]);
+    });
   });
 });

@@ -8,9 +8,14 @@ export type Notices = Pick<DatabaseEvents, 'listening' | 'on' | 'onConnect'>;
 export const CHANGE_SETTLES_MS = 10_000;
 
 export interface NoticedCacheOptions<V> {
-  /** The channel on which a trigger names each key whose rows changed. */
+  /** The channel on which a trigger names each key (or group of keys) whose rows changed. */
   channel: string;
   max: number;
+  /**
+   * The group a key belongs to, when notices name groups rather than keys (a clinic, for each of
+   * its counts): a notice, or `changing`, then applies to every key of the group. Each key alone by default.
+   */
+  groupOf?: (key: string) => string;
   /** The value as kept: one kept value is shared by every request that reads it. */
   keep?: (value: V) => V;
   now?: () => number;
@@ -28,21 +33,25 @@ export interface NoticedCacheOptions<V> {
  */
 export class NoticedCache<V extends object> {
   private readonly values: LRUCache<string, V>;
-  /** Keys this instance is changing, with when they may be kept again. */
+  /** The keys kept of each group, when keys are grouped. */
+  private readonly grouped = new Map<string, Set<string>>();
+  /** Groups this instance is changing, with when they may be kept again. */
   private readonly unsettled = new Map<string, number>();
   /** Counts notices: a read that saw another count when it began keeps nothing. */
   private generation = 0;
   private readonly keep: (value: V) => V;
   private readonly now: () => number;
+  private readonly groupOf: (key: string) => string;
 
   constructor(
     private readonly notices: Notices,
     private readonly options: NoticedCacheOptions<V>,
   ) {
-    this.values = new LRUCache({ max: options.max });
+    this.values = new LRUCache({ max: options.max, dispose: (_, key) => this.ungroup(key) });
     this.keep = options.keep ?? ((value) => value);
     this.now = options.now ?? Date.now;
-    notices.on(options.channel, (key) => this.forget(key));
+    this.groupOf = options.groupOf ?? ((key) => key);
+    notices.on(options.channel, (group) => this.forget(group));
     notices.onConnect(async () => {
       this.values.clear();
       this.generation += 1;
@@ -73,21 +82,39 @@ export class NoticedCache<V extends object> {
       }
       const kept = this.keep(value);
       this.values.set(key, kept);
+      if (this.options.groupOf) this.group(key);
       found.set(key, kept);
     }
     return found;
   }
 
-  /** Before this instance writes what `key` names: forgotten, and read from the database until the change settles. */
-  changing(key: string): void {
+  /** Before this instance writes what `group` names: forgotten, and read from the database until the change settles. */
+  changing(group: string): void {
     if (this.unsettled.size >= this.options.max) this.dropSettled();
-    this.unsettled.set(key, this.now() + CHANGE_SETTLES_MS);
-    this.forget(key);
+    this.unsettled.set(group, this.now() + CHANGE_SETTLES_MS);
+    this.forget(group);
   }
 
-  private forget(key: string): void {
-    this.values.delete(key);
+  private forget(group: string): void {
+    const keys = this.options.groupOf ? [...(this.grouped.get(group) ?? [])] : [group];
+    for (const key of keys) this.values.delete(key);
     this.generation += 1;
+  }
+
+  private group(key: string): void {
+    const group = this.groupOf(key);
+    let keys = this.grouped.get(group);
+    if (!keys) this.grouped.set(group, (keys = new Set()));
+    keys.add(key);
+  }
+
+  /** A key is no longer kept (forgotten, evicted or replaced): a replaced one is grouped again as it is set. */
+  private ungroup(key: string): void {
+    if (!this.options.groupOf) return;
+    const group = this.groupOf(key);
+    const keys = this.grouped.get(group);
+    keys?.delete(key);
+    if (keys?.size === 0) this.grouped.delete(group);
   }
 
   private dropSettled(): void {
@@ -96,10 +123,11 @@ export class NoticedCache<V extends object> {
   }
 
   private isUnsettled(key: string): boolean {
-    const until = this.unsettled.get(key);
+    const group = this.groupOf(key);
+    const until = this.unsettled.get(group);
     if (until === undefined) return false;
     if (until > this.now()) return true;
-    this.unsettled.delete(key);
+    this.unsettled.delete(group);
     return false;
   }
 }

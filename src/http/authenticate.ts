@@ -12,6 +12,8 @@ import { LoaderRegistry, servedScope, type Scope } from '../kernel/scope';
 interface UnitOfWork {
   em?: EntityManager;
   fork: () => EntityManager;
+  /** What `fork` forks from, for statements run before (or without) a fork: see sqlReadsOf. */
+  shared?: EntityManager;
 }
 
 /**
@@ -41,6 +43,10 @@ class RequestScope implements Scope {
   set em(renewed: EntityManager) {
     this.work.em = renewed;
   }
+
+  sharedEm(): EntityManager | undefined {
+    return this.work.em ? undefined : this.work.shared;
+  }
 }
 
 /** A request's Scope before (or without) its caller is known: its own unit of work and loaders, acting as nobody. */
@@ -49,9 +55,10 @@ export function anonymousScope(
   fork: () => EntityManager,
   logger: Logger,
   accessSink: AccessSink | null,
+  shared?: EntityManager,
 ): Scope {
   return new RequestScope(
-    { fork },
+    { fork, shared },
     requestScope.getStore()?.requestId ?? 'none',
     req.ip ?? req.socket.remoteAddress ?? 'unknown',
     logger,
@@ -74,7 +81,7 @@ export function authenticate(
   { lenient = false }: { lenient?: boolean | ((req: Request) => boolean) } = {},
 ) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    const scope = anonymousScope(req, () => orm.em.fork(), logger, accessSink);
+    const scope = anonymousScope(req, () => orm.em.fork(), logger, accessSink, orm.em);
     try {
       scope.principal = await authenticator.principal(req.headers);
     } catch (error) {

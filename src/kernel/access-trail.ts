@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Principal } from './principal';
+import { sqlReadsOf, type Scope } from './scope';
 import { USER_ID_PATTERN } from './validation';
 
 /** Whether an access to another account's data was let through or refused. */
@@ -32,11 +32,7 @@ export interface AccessEvent {
 }
 
 /** Who made the decisions of a trail: the request's caller and id, and its unit of work. */
-export interface TrailOwner {
-  principal: Principal;
-  requestId: string;
-  em: EntityManager;
-}
+export type TrailOwner = Pick<Scope, 'principal' | 'requestId' | 'em' | 'sharedEm'>;
 
 /**
  * Writes events in one statement, with the caller of `owner` as their accessor, inside `em`'s
@@ -95,8 +91,9 @@ export class AccessTrail {
     if (!this.sink || !this.pending.length) return;
     const events = this.pending;
     this.pending = [];
-    // Only now: a request that decided nothing never needs its unit of work.
-    await this.sink(em ?? owner.em, owner, events);
+    // Outside a transaction the sink only queues the entries: a request that forked no unit of
+    // work for its reads needs none for them either.
+    await this.sink(em ?? sqlReadsOf(owner), owner, events);
   }
 
   /** A change rolled back: what led to it is not kept either. */

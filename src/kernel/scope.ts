@@ -18,7 +18,18 @@ export interface Scope {
   logger: Logger;
   /** The access decisions on other accounts made for this request, for the access log. */
   accessTrail: AccessTrail;
+  /** The entity manager units of work are forked from, while this request has none of its own (see sqlReadsOf). */
+  sharedEm?(): EntityManager | undefined;
 }
+
+/**
+ * Where a repository's hand-written statement runs for the request: its unit of work once it has
+ * one, else the entity manager units of work are forked from, which runs a statement outside any
+ * transaction just as a fork would. Forking costs more than a one-statement read, so a request
+ * that only reads through hand-written SQL (sharing, grants) forks nothing. Never for entities,
+ * which belong to a unit of work.
+ */
+export const sqlReadsOf = (scope: Pick<Scope, 'em' | 'sharedEm'>): EntityManager => scope.sharedEm?.() ?? scope.em;
 
 /** Lazily creates one loader per key per request, so batching spans the whole request. */
 export class LoaderRegistry {

@@ -1,6 +1,6 @@
 import { Loader } from '../../kernel/loader';
 import type { PageArgs } from '../../kernel/paging';
-import type { Scope } from '../../kernel/scope';
+import { sqlReadsOf, type Scope } from '../../kernel/scope';
 import type { Grant } from './permission.model';
 import { callerGrantsOn, grantCountsOf, grantPagesOf, type GrantRow, type Side } from './permissions.repository';
 
@@ -19,7 +19,7 @@ export function callerGrants(scope: Scope, callerId: string): Loader<string, Gra
     `permissions.caller:${callerId}`,
     () =>
       new Loader(async (targets) => {
-        const bySharer = await callerGrantsOn(scope.em, callerId, targets);
+        const bySharer = await callerGrantsOn(sqlReadsOf(scope), callerId, targets);
         return targets.map((target) => bySharer.get(target) ?? null);
       }),
   );
@@ -32,7 +32,7 @@ export function callerGrants(scope: Scope, callerId: string): Loader<string, Gra
 export function grantPages(scope: Scope, column: Side, args: PageArgs): Loader<string, GrantRow[]> {
   return scope.loaders.get(`permissions.page:${column}:${args.first}:${JSON.stringify(args.after)}`, () => {
     return new Loader<string, GrantRow[]>(async (ids) => {
-      const rows = await grantPagesOf(scope.em, column, ids, args);
+      const rows = await grantPagesOf(sqlReadsOf(scope), column, ids, args);
       primeCallerGrants(scope, column, rows);
       return groupBy(rows, column, ids);
     });
@@ -56,7 +56,7 @@ function primeCallerGrants(scope: Scope, column: Side, rows: readonly GrantRow[]
 export function grantCounts(scope: Scope, column: Side): Loader<string, number> {
   return scope.loaders.get(`permissions.count:${column}`, () => {
     return new Loader<string, number>(async (ids) => {
-      const counts = await grantCountsOf(scope.em, column, ids);
+      const counts = await grantCountsOf(sqlReadsOf(scope), column, ids);
       return ids.map((id) => counts.get(id) ?? 0);
     });
   });

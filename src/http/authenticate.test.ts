@@ -2,10 +2,11 @@ import { describe, expect, it } from '@jest/globals';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Request } from 'express';
 import { createLogger } from '../infra/logger';
+import { sqlReadsOf } from '../kernel/scope';
 import { anonymousScope } from './authenticate';
 
 /** A scope whose forks are counted, each a distinct stand-in unit of work. */
-function countedScope() {
+function countedScope(shared?: EntityManager) {
   const forks: object[] = [];
   const fork = () => {
     const em = { fork: forks.length };
@@ -13,7 +14,7 @@ function countedScope() {
     return em as unknown as EntityManager;
   };
   const req = { ip: '203.0.113.9', socket: {} } as unknown as Request;
-  return { scope: anonymousScope(req, fork, createLogger('silent'), null), forks };
+  return { scope: anonymousScope(req, fork, createLogger('silent'), null, shared), forks };
 }
 
 describe("a request's scope", () => {
@@ -40,5 +41,17 @@ describe("a request's scope", () => {
     expect(inTransaction.em).toBe(tx);
     expect(inTransaction.principal).toBe(scope.principal);
     expect(forks).toHaveLength(0);
+  });
+
+  it('runs hand-written statements on the shared entity manager until it forks, then on its unit of work', () => {
+    const shared = { shared: true } as unknown as EntityManager;
+    const { scope, forks } = countedScope(shared);
+    expect(sqlReadsOf(scope)).toBe(shared);
+    expect(forks).toHaveLength(0);
+    const own = scope.em;
+    expect(sqlReadsOf(scope)).toBe(own);
+    // A copy given a transaction's unit of work runs its statements there.
+    const tx = { tx: true } as unknown as EntityManager;
+    expect(sqlReadsOf({ ...scope, em: tx })).toBe(tx);
   });
 });

@@ -72,7 +72,7 @@ export async function largeClinicScenarios(env: BenchEnvironment): Promise<Measu
   }
   const factor = patients / BASELINE;
   const rows: Measurement[] = [];
-  const measured: Record<'tide' | 'list', Measurement[]> = { tide: [], list: [] };
+  const measured: Record<'tide' | 'list' | 'recounted', Measurement[]> = { tide: [], list: [], recounted: [] };
   // Patients' ids are the first 10 hex digits of md5(prefix || n), as Tidepool's ids look; among
   // a few hundred thousand, two prefixes' ids can collide (`scale-large-tide` and
   // `scale-large-list` do, at 100,000), so these were checked against every other scenario's at
@@ -86,10 +86,14 @@ export async function largeClinicScenarios(env: BenchEnvironment): Promise<Measu
     const list = await seededFilterClinic(env, size, `${prefix}-list`);
     const listMeasured = await filteredListRows(env, list.clinicId, list.headers, size, [1]);
     measured.tide.push(serviceRow(tideMeasured));
-    measured.list.push(serviceRow(listMeasured));
+    // The list with its count kept, then with it read again (filteredListRows' order).
+    const [listed, recounted] = listMeasured.filter((row) => row.floor !== undefined);
+    measured.list.push(listed!);
+    measured.recounted.push(recounted!);
     rows.push(...tideMeasured, ...listMeasured);
   }
   noteGrowth(measured.tide[1]!, measured.tide[0]!, factor, 'target p50 < 250 ms');
   noteGrowth(measured.list[1]!, measured.list[0]!, factor, 'target p50 < 100 ms');
+  noteGrowth(measured.recounted[1]!, measured.recounted[0]!, factor, 'target p50 < 100 ms');
   return rows;
 }

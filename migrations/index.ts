@@ -29,6 +29,7 @@ import { Migration20261128140000_account_change_notices } from './Migration20261
 import { Migration20261128150000_clinician_change_notices } from './Migration20261128150000_clinician_change_notices';
 import { Migration20261128170000_clinic_patient_count_notices } from './Migration20261128170000_clinic_patient_count_notices';
 import { Migration20261128190000_clinic_statistics_notices } from './Migration20261128190000_clinic_statistics_notices';
+import { Migration20261128200000_grant_notices } from './Migration20261128200000_grant_notices';
 import type { Migration } from '@mikro-orm/migrations';
 
 type MigrationClass = new (...args: ConstructorParameters<typeof Migration>) => Migration;
@@ -99,4 +100,5 @@ export const migrations: { name: string; class: MigrationClass }[] = [
     name: 'Migration20261128190000_clinic_statistics_notices',
     class: Migration20261128190000_clinic_statistics_notices,
   },
+  { name: 'Migration20261128200000_grant_notices', class: Migration20261128200000_grant_notices },
 ];

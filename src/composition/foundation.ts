@@ -5,6 +5,7 @@ import { AccessPolicy } from '../domains/permissions/access-policy';
 import { clinicControl, clinicGrants } from '../domains/clinics/membership';
 import { ClinicMemberships } from '../domains/clinics/clinician-memberships';
 import { PermissionsService } from '../domains/permissions/permissions.service';
+import { ReceivedGrants } from '../domains/permissions/received-grants';
 import { setPasswordHashCost } from '../domains/users/password-hash';
 import { setClinicCopyCacheBytes } from '../domains/glucose/clinic-copy-cache';
 import { accountCache } from '../domains/users/account-cache';
@@ -45,13 +46,14 @@ export function foundation({ config, logger, orm }: ServiceDependencies): Founda
   // LISTEN needs a session of its own: DATABASE_DIRECT_URL when DATABASE_URL is a transaction-mode pooler.
   const events = new DatabaseEvents(config.databaseDirectUrl ?? orm.config.get('clientUrl')!, logger);
   const memberships = new ClinicMemberships(events);
-  const access = new AccessPolicy([clinicGrants(memberships)], clinicControl);
+  const receivedGrants = new ReceivedGrants(events);
+  const access = new AccessPolicy([clinicGrants(memberships)], clinicControl, receivedGrants);
   const mailer = createMailer(config, () => orm.em.fork(), logger);
   const confirmations = new ConfirmationStore(mailer.queue, config.confirmationLifetimes);
   setPasswordHashCost(config.passwordHashCost);
   setClinicCopyCacheBytes(config.clinicCopyCacheBytes);
   const users = new UsersService(access, accountCache(events));
   const accountsExist = (scope: Scope, ids: readonly string[]) => users.existing(scope, ids);
-  const permissions = new PermissionsService(access, accountsExist);
+  const permissions = new PermissionsService(access, accountsExist, receivedGrants);
   return { access, mailer, confirmations, users, accountsExist, permissions, memberships, events };
 }

@@ -147,6 +147,57 @@ describe('clinic memberships kept in memory', () => {
   });
 });
 
+describe('received grants kept in memory', () => {
+  const share = (app: TestApp, sharer: TestAccount, grantee: TestAccount, permissions: Record<string, object>) =>
+    call(app.url, `/access/${sharer.userid}/${grantee.userid}`, {
+      method: 'POST',
+      token: sharer.token,
+      json: permissions,
+    });
+  const readsData = async (app: TestApp, grantee: TestAccount, sharer: TestAccount) =>
+    (await call(app.url, `/data/${sharer.userid}`, { token: grantee.token })).status;
+  const groupsOn = async (app: TestApp, grantee: TestAccount) =>
+    Object.keys((await call(app.url, `/access/groups/${grantee.userid}`, { token: grantee.token })).body).sort();
+
+  it('ends access on every instance the moment a share ends, whichever instance ended it', async () => {
+    const [sharer, grantee] = await Promise.all([signUp(first, 'sharer'), signUp(first, 'grantee')]);
+    expect((await share(first, sharer, grantee, { view: {} })).status).toBe(200);
+    expect(await readsData(first, grantee, sharer)).toBe(200);
+    expect(await readsData(second, grantee, sharer)).toBe(200);
+    expect((await share(second, sharer, grantee, {})).status).toBe(200);
+    expect(await readsData(first, grantee, sharer)).toBe(403);
+    expect(await readsData(second, grantee, sharer)).toBe(403);
+  });
+
+  it('gives access at once on the instance that shared, within moments on another, and lists the share on both', async () => {
+    const [sharer, grantee] = await Promise.all([signUp(first, 'sharer'), signUp(first, 'grantee')]);
+    // Both instances have read (and kept) that the grantee holds nothing.
+    expect(await readsData(first, grantee, sharer)).toBe(403);
+    expect(await readsData(second, grantee, sharer)).toBe(403);
+    expect(await groupsOn(second, grantee)).toEqual([grantee.userid]);
+    expect((await share(first, sharer, grantee, { view: {} })).status).toBe(200);
+    expect(await readsData(first, grantee, sharer)).toBe(200);
+    expect(await groupsOn(first, grantee)).toEqual([grantee.userid, sharer.userid].sort());
+    await eventually(
+      async () => (await readsData(second, grantee, sharer)) === 200,
+      'the other instance allows it',
+      2_000,
+    );
+    expect(await groupsOn(second, grantee)).toEqual([grantee.userid, sharer.userid].sort());
+  });
+
+  it('sees a share written in the database by something other than Islet', async () => {
+    const [sharer, grantee] = await Promise.all([signUp(first, 'sharer'), signUp(first, 'grantee')]);
+    expect(await readsData(first, grantee, sharer)).toBe(403);
+    await first.database.query(
+      `insert into permission_grants (sharer_id, grantee_id, permissions, created_time, modified_time)
+       values ($1, $2, '{view}', now(), now())`,
+      [sharer.userid, grantee.userid],
+    );
+    await eventually(async () => (await readsData(first, grantee, sharer)) === 200, 'the share is honoured', 2_000);
+  });
+});
+
 describe("a clinic's count of patients kept in memory", () => {
   let admin: TestAccount;
   let clinicId: string;

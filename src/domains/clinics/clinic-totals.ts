@@ -47,7 +47,8 @@ export class ClinicTotals {
   private readonly filtered: NoticedCache<ClinicCount>;
 
   constructor(notices: Notices) {
-    const kept = (channel: string) => new NoticedCache<ClinicCount>(notices, { channel, max: 10_000, groupOf: clinicOf });
+    const kept = (channel: string) =>
+      new NoticedCache<ClinicCount>(notices, { channel, max: 10_000, groupOf: clinicOf });
     this.totals = kept(CLINIC_PATIENTS_CHANGED_CHANNEL);
     this.filtered = kept(CLINIC_STATISTICS_CHANGED_CHANNEL);
   }

@@ -4,6 +4,7 @@ import { isAuthenticated } from '../../kernel/principal';
 import type { Scope } from '../../kernel/scope';
 import type { Grant, Permission } from './permission.model';
 import { callerGrants } from './permissions.loaders';
+import type { ReceivedGrants } from './received-grants';
 
 export type { Grant } from './permission.model';
 
@@ -20,8 +21,18 @@ export type ClinicControl = (scope: Scope, clinicId: string) => Promise<boolean>
  */
 export type GrantSource = (scope: Scope, callerId: string, targets: readonly string[]) => Promise<(readonly Grant[])[]>;
 
-const directGrants: GrantSource = async (scope, callerId, targets) =>
-  (await callerGrants(scope, callerId).loadMany(targets)).map((grant) => (grant ? [grant] : []));
+/** What the caller's grants kept in memory can tell: which targets it holds nothing on, or not enough. */
+export type KeptGrants = Pick<ReceivedGrants, 'of'>;
+
+/**
+ * Whether a grant could meet `requirement`. For account-level acts the clinic's rules decide
+ * too (satisfies, below); this asks only what the grant holds.
+ */
+function mayMeet(grant: Grant | undefined, requirement: Requirement): boolean {
+  if (!grant || requirement === 'owner-only') return false;
+  if (requirement === 'account-control') return grant.permissions.includes('custodian');
+  return grant.permissions.some((permission) => requirement.includes(permission));
+}
 
 function union(grants: readonly Grant[]): Permission[] | null {
   const held = grants.flatMap((grant) => grant.permissions);
@@ -60,15 +71,15 @@ function satisfies(grant: Grant, requirement: Requirement, controlled: ReadonlyS
  * clinic whose grant let the caller in.
  */
 export class AccessPolicy {
-  private readonly sources: GrantSource[];
-
-  /** `clinicControl`: without it, nothing reaching a caller through a clinic serves account-level acts. */
+  /**
+   * `clinicControl`: without it, nothing reaching a caller through a clinic serves account-level
+   * acts. `kept`: the grants callers received, kept between requests (ReceivedGrants), used to refuse.
+   */
   constructor(
-    indirect: GrantSource[] = [],
+    private readonly indirect: GrantSource[] = [],
     private readonly clinicControl: ClinicControl = async () => false,
-  ) {
-    this.sources = [directGrants, ...indirect];
-  }
+    private readonly kept: KeptGrants | null = null,
+  ) {}
 
   /** The targets the caller may act on; `objectIds` name what of them the operation touches, for the log. */
   async allowedTargets(
@@ -129,7 +140,7 @@ export class AccessPolicy {
     requirement: Requirement,
   ): Promise<(Grant | null)[]> {
     if (requirement === 'owner-only') return targets.map(() => null);
-    const held = await this.grantsOn(scope, callerId, targets);
+    const held = await this.grantsOn(scope, callerId, targets, requirement);
     const controlled =
       requirement === 'account-control' ? await this.controlledClinics(scope, held) : new Set<string>();
     return held.map((grants) => grants.find((grant) => satisfies(grant, requirement, controlled)) ?? null);
@@ -157,11 +168,45 @@ export class AccessPolicy {
     return union(grants ?? []);
   }
 
-  /** The grants the caller holds on each target, from every source, in one batched query per source. */
-  private async grantsOn(scope: Scope, callerId: string, targets: readonly string[]): Promise<Grant[][]> {
+  /**
+   * The grants the caller holds on each target, from every source, in one batched query per
+   * source; with `requirement`, each direct grant that cannot meet it may come from memory.
+   */
+  private async grantsOn(
+    scope: Scope,
+    callerId: string,
+    targets: readonly string[],
+    requirement?: Requirement,
+  ): Promise<Grant[][]> {
     if (!targets.length) return [];
-    const answers = await Promise.all(this.sources.map((source) => source(scope, callerId, targets)));
+    const answers = await Promise.all([
+      this.directGrants(scope, callerId, targets, requirement),
+      ...this.indirect.map((source) => source(scope, callerId, targets)),
+    ]);
     return targets.map((_, index) => answers.flatMap((answer) => answer[index] ?? []));
+  }
+
+  /**
+   * The caller's direct grant on each target. Where the caller's received grants are kept and the
+   * kept grant on a target (or its absence) cannot meet `requirement`, memory answers: a refusal.
+   * A grant that could let the caller in is always read from the table, so a share ended on
+   * another instance a moment ago is never honoured.
+   */
+  private async directGrants(
+    scope: Scope,
+    callerId: string,
+    targets: readonly string[],
+    requirement?: Requirement,
+  ): Promise<(readonly Grant[])[]> {
+    const kept = requirement && this.kept ? await this.kept.of(scope, callerId) : null;
+    const read = kept ? targets.filter((target) => mayMeet(kept.get(target), requirement!)) : targets;
+    const fresh = new Map<string, Grant | null>();
+    if (read.length)
+      (await callerGrants(scope, callerId).loadMany(read)).forEach((grant, index) => fresh.set(read[index]!, grant));
+    return targets.map((target) => {
+      const grant = fresh.has(target) ? fresh.get(target) : kept!.get(target);
+      return grant ? [grant] : [];
+    });
   }
 
   /** `target`: an account, or an account with the objects of it the operation touches. */

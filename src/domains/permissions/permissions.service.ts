@@ -15,6 +15,7 @@ import {
 } from './permissions.repository';
 import { pageArgs, pageOf, type PagedList, type SortKey } from '../../kernel/paging';
 import type { AccountsExist } from '../../kernel/accounts';
+import type { ReceivedGrants } from './received-grants';
 
 /** A permission name as the wire shows it: the grantable ones, plus `root` for the owner. */
 export type PermissionName = Permission | 'root';
@@ -46,9 +47,11 @@ const shareOf = (row: GrantRow, side: Side): Share => ({
 });
 
 export class PermissionsService {
+  /** `received`: the grants accounts received, kept between requests to list them (ReceivedGrants). */
   constructor(
     private readonly access: AccessPolicy,
     private readonly accountsExist: AccountsExist,
+    private readonly received: ReceivedGrants | null = null,
   ) {}
 
   /**
@@ -188,11 +191,12 @@ export class PermissionsService {
     args: ReturnType<typeof pageArgs>,
   ): Promise<PagedList<Share>> {
     const column = side === 'given' ? 'sharer_id' : 'grantee_id';
-    const rows = await grantPages(scope, column, args).load(userId);
+    const kept = side === 'received' && this.received ? await this.received.page(scope, userId, args) : null;
+    const rows = kept?.rows ?? (await grantPages(scope, column, args).load(userId));
     const shares = rows.map((row) => shareOf(row, side));
     return {
       page: pageOf(listOf(side, userId), args, shares, (share) => [share.userId]),
-      count: () => grantCounts(scope, column).load(userId),
+      count: () => (kept ? Promise.resolve(kept.count) : grantCounts(scope, column).load(userId)),
     };
   }
 
@@ -210,6 +214,9 @@ export class PermissionsService {
     permissions: Permission[],
     made: { clinicId: string | null; grantedBy: string | null },
   ): Promise<void> {
+    // A grant given or changed here is listed and checked from the table on this instance at
+    // once; a removed one needs nothing (what is kept never lets anyone in).
+    this.received?.changing(granteeId);
     if (permissions.length === 0) await removeGrant(em, sharerId, granteeId);
     else await saveGrant(em, sharerId, granteeId, permissions, made);
   }

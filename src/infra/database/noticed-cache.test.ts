@@ -96,6 +96,19 @@ describe('NoticedCache', () => {
     expect(loaded).toEqual([['a'], ['a'], ['b'], ['a', 'b']]);
   });
 
+  it('keeps values up to the weight given, forgetting the least recently read first', async () => {
+    const { cache, table, loaded, load } = fixture({ maxSize: 3, sizeOf: (row) => row.username.length });
+    table.set('a', account('a', 'xx'));
+    table.set('b', account('b', 'y'));
+    table.set('c', account('c', 'zz'));
+    await cache.read(['a'], load);
+    await cache.read(['b'], load);
+    await cache.read(['a', 'b'], load);
+    await cache.read(['c'], load);
+    await cache.read(['a', 'b', 'c'], load);
+    expect(loaded).toEqual([['a'], ['b'], ['c'], ['a']]);
+  });
+
   describe('with keys in groups (counts of a clinic under each filter)', () => {
     const grouped = () => {
       const fixed = fixture({ groupOf: (key) => key.split(' ')[0]! });

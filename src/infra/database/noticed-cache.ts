@@ -11,6 +11,9 @@ export interface NoticedCacheOptions<V> {
   /** The channel on which a trigger names each key (or group of keys) whose rows changed. */
   channel: string;
   max: number;
+  /** With `maxSize`, what the values kept may weigh in all, each weighing what `sizeOf` says (at least 1). */
+  maxSize?: number;
+  sizeOf?: (value: V) => number;
   /**
    * The group a key belongs to, when notices name groups rather than keys (a clinic, for each of
    * its counts): a notice, or `changing`, then applies to every key of the group. Each key alone by default.
@@ -47,7 +50,12 @@ export class NoticedCache<V extends object> {
     private readonly notices: Notices,
     private readonly options: NoticedCacheOptions<V>,
   ) {
-    this.values = new LRUCache({ max: options.max, dispose: (_, key) => this.ungroup(key) });
+    const { max, maxSize, sizeOf } = options;
+    this.values = new LRUCache({
+      max,
+      dispose: (_, key) => this.ungroup(key),
+      ...(maxSize !== undefined && { maxSize, sizeCalculation: (value: V) => Math.max(1, sizeOf?.(value) ?? 1) }),
+    });
     this.keep = options.keep ?? ((value) => value);
     this.now = options.now ?? Date.now;
     this.groupOf = options.groupOf ?? ((key) => key);

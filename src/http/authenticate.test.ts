@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Request } from 'express';
 import { createLogger } from '../infra/logger';
-import { sqlReadsOf } from '../kernel/scope';
+import { sqlReadsOf } from '../kernel/units-of-work';
 import { anonymousScope } from './authenticate';
 
 /** A scope whose forks are counted, each a distinct stand-in unit of work. */

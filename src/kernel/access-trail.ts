@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { sqlReadsOf, type Scope } from './scope';
+import type { Principal } from './principal';
+import { sqlReadsOf, type UnitOfWorkHolder } from './units-of-work';
 import { USER_ID_PATTERN } from './validation';
 
 /** Whether an access to another account's data was let through or refused. */
@@ -32,7 +33,10 @@ export interface AccessEvent {
 }
 
 /** Who made the decisions of a trail: the request's caller and id, and its unit of work. */
-export type TrailOwner = Pick<Scope, 'principal' | 'requestId' | 'em' | 'sharedEm'>;
+export interface TrailOwner extends UnitOfWorkHolder {
+  principal: Principal;
+  requestId: string;
+}
 
 /**
  * Writes events in one statement, with the caller of `owner` as their accessor, inside `em`'s

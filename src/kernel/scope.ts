@@ -3,14 +3,14 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { AccessTrail } from './access-trail';
 import type { Principal } from './principal';
+import type { UnitOfWorkHolder } from './units-of-work';
 
 /**
  * Everything one request carries into a domain service: the caller, a unit of work of its own,
  * and the request's DataLoaders. Created per request by the transport, never shared.
  */
-export interface Scope {
+export interface Scope extends UnitOfWorkHolder {
   principal: Principal;
-  em: EntityManager;
   loaders: LoaderRegistry;
   requestId: string;
   /** The caller's address (behind a trusted proxy: the forwarded one), for rate limits and lockouts. */
@@ -18,18 +18,7 @@ export interface Scope {
   logger: Logger;
   /** The access decisions on other accounts made for this request, for the access log. */
   accessTrail: AccessTrail;
-  /** The entity manager units of work are forked from, while this request has none of its own (see sqlReadsOf). */
-  sharedEm?(): EntityManager | undefined;
 }
-
-/**
- * Where a repository's hand-written statement runs for the request: its unit of work once it has
- * one, else the entity manager units of work are forked from, which runs a statement outside any
- * transaction just as a fork would. Forking costs more than a one-statement read, so a request
- * that only reads through hand-written SQL (sharing, grants) forks nothing. Never for entities,
- * which belong to a unit of work.
- */
-export const sqlReadsOf = (scope: Pick<Scope, 'em' | 'sharedEm'>): EntityManager => scope.sharedEm?.() ?? scope.em;
 
 /** Lazily creates one loader per key per request, so batching spans the whole request. */
 export class LoaderRegistry {

@@ -1,6 +1,7 @@
 import { Loader } from '../../kernel/loader';
 import type { PageArgs } from '../../kernel/paging';
-import { sqlReadsOf, type Scope } from '../../kernel/scope';
+import type { Scope } from '../../kernel/scope';
+import { sqlReadsOf } from '../../kernel/units-of-work';
 import type { Grant } from './permission.model';
 import { callerGrantsOn, grantCountsOf, grantPagesOf, type GrantRow, type Side } from './permissions.repository';
 

@@ -1,7 +1,8 @@
 import { NoticedCache, type Notices } from '../../infra/database/noticed-cache';
 import { Loader } from '../../kernel/loader';
 import type { PageArgs } from '../../kernel/paging';
-import { sqlReadsOf, type Scope } from '../../kernel/scope';
+import type { Scope } from '../../kernel/scope';
+import { sqlReadsOf } from '../../kernel/units-of-work';
 import type { Grant } from './permission.model';
 import { grantPagesOf, type GrantRow } from './permissions.repository';
 

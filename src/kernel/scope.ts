@@ -1,5 +1,4 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { AccessTrail } from './access-trail';
 import type { Principal } from './principal';

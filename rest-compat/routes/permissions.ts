@@ -29,8 +29,11 @@ function groupMap(ownerId: string, shares: Share[]): Record<string, PermissionSe
 const SHARE_PAGE = 'first: 100, after: $after) { nodes { userId permissions } pageInfo { hasNextPage endCursor } }';
 const sharesOf = (data: Record<string, unknown>, field: string) => (data[field] as { nodes: Share[] }).nodes;
 
-/** The spec says custodians hold `custodial`; Tidepool (and this API) names it `custodian`. */
-const ALIASES: Record<string, string> = { custodial: 'custodian' };
+/**
+ * The spec says custodians hold `custodial`; Tidepool (and this API) names it `custodian`. A Map:
+ * a body's names are anyone's strings, and `__proto__` looked up in an object is its prototype.
+ */
+const ALIASES = new Map([['custodial', 'custodian']]);
 
 /** `{"view":{},"note":{}}` → `["view","note"]`; every value must be an empty object. */
 export function permissionNames(body: unknown): string[] {
@@ -39,7 +42,7 @@ export function permissionNames(body: unknown): string[] {
     const empty =
       value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0;
     if (!empty) throw invalid(`Permission "${name}" must have an empty object {} as its value`, name);
-    return ALIASES[name] ?? name;
+    return ALIASES.get(name) ?? name;
   });
   return PERMISSION_NAME.values(names, 'names');
 }

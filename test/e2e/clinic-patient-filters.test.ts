@@ -294,6 +294,8 @@ describe('REST filters', () => {
       [`?cgm.timeInLowPercent=${gt(0.1)}&cgm.timeInLowPercent=${gt(0.2)}`, 'cgm.timeInLowPercent'],
       ['?cgm.lastDataFrom=yesterday', 'cgm.lastDataFrom'],
       ['?period=5d', 'period'],
+      ['?period=toString', 'period'],
+      ['?period=__proto__', 'period'],
       ['?sortType=pump', 'sortType'],
       ['?offsetPeriods=maybe', 'offsetPeriods'],
       ['?sort=-timeInVeryLowPercent', 'sort'],

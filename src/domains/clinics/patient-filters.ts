@@ -8,7 +8,7 @@ import {
   STAT_COLUMNS,
   type ExportedStatName,
 } from '../glucose/period-stats';
-import { PERIODS, type PeriodKey } from '../glucose/summary/periods';
+import { isPeriodKey, PERIODS, type PeriodKey } from '../glucose/summary/periods';
 import { toMmol, type GlucoseUnits } from '../glucose/summary/units';
 import { summaryJoins } from '../glucose/summaries.repository';
 import { CLINIC_PERIOD_STATS_TABLE } from './clinic-patient-period-stats.entity';
@@ -157,7 +157,7 @@ export interface SummaryParameters {
  */
 export function parseSummaryParameters(parameters: Readonly<Record<string, string | undefined>>): SummaryParameters {
   const { period = DEFAULT_PERIOD, offsetPeriods, sortType } = parameters;
-  if (!(period in PERIODS)) throw invalid(`period must be one of ${Object.keys(PERIODS).join(', ')}`, 'period');
+  if (!isPeriodKey(period)) throw invalid(`period must be one of ${Object.keys(PERIODS).join(', ')}`, 'period');
   if (offsetPeriods !== undefined && offsetPeriods !== 'true' && offsetPeriods !== 'false')
     throw invalid('offsetPeriods must be true or false', 'offsetPeriods');
   if (sortType !== undefined && !(SUMMARY_KINDS as readonly string[]).includes(sortType))
@@ -198,7 +198,7 @@ const IN_UNITS_NAMES: Readonly<Record<string, ExportedStatName>> = {
 export function checkSummaryFilter(filter: SummaryFilter, field = 'filter'): SummaryFilter {
   const units = filter.units ?? 'MMOL_L';
   const period = filter.period ?? DEFAULT_PERIOD;
-  if (!(period in PERIODS)) throw invalid(`${field}.period must be one of ${Object.keys(PERIODS).join(', ')}`, field);
+  if (!isPeriodKey(period)) throw invalid(`${field}.period must be one of ${Object.keys(PERIODS).join(', ')}`, field);
   const checked: SummaryFilter = { period, previous: filter.previous ?? false };
   for (const kind of SUMMARY_KINDS) {
     const given = filter[kind];
@@ -251,7 +251,7 @@ export function checkSummarySort(
   if (!isDateSort(field) && !summaryStatistic(source.kind, field))
     throw invalid(`${name}: ${field} is not a ${source.kind} statistic clinics sort on`, name);
   const period = source.period ?? DEFAULT_PERIOD;
-  if (!(period in PERIODS)) throw invalid(`${name}.period must be one of ${Object.keys(PERIODS).join(', ')}`, name);
+  if (!isPeriodKey(period)) throw invalid(`${name}.period must be one of ${Object.keys(PERIODS).join(', ')}`, name);
   return { kind: source.kind, period, previous: source.previous ?? false };
 }
 

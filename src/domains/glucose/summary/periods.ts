@@ -7,6 +7,9 @@ export { STAT_NAMES, type StatName };
 export const PERIODS = { '1d': 1, '7d': 7, '14d': 14, '30d': 30 } as const;
 export type PeriodKey = keyof typeof PERIODS;
 
+/** Whether a caller's string names a period: own keys only (`"toString" in PERIODS` is true). */
+export const isPeriodKey = (value: string): value is PeriodKey => Object.hasOwn(PERIODS, value);
+
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 

@@ -8,9 +8,10 @@ import { freePort } from '../support/ports';
 
 /**
  * Each instance keeps in memory between requests the accounts its callers read (`GET /auth/user`,
- * `me`), whether they are clinicians anywhere, and each clinic's counts of patients (all, and under summary filters). These are what a client would notice if that
- * memory went stale: its own change not shown, a change made through another instance or straight
- * in the database never shown, or access through a clinic outliving the membership.
+ * `me`), whether they are clinicians anywhere, the grants each account received, and each clinic's
+ * counts of patients (all, and under summary filters). These are what a client would notice if
+ * that memory went stale: its own change not shown, a change made through another instance or
+ * straight in the database never shown, or access through a clinic or a share outliving it.
  */
 let first: TestApp;
 let second: TestApp;

@@ -214,8 +214,9 @@ export class PermissionsService {
     permissions: Permission[],
     made: { clinicId: string | null; grantedBy: string | null },
   ): Promise<void> {
-    // A grant given or changed here is listed and checked from the table on this instance at
-    // once; a removed one needs nothing (what is kept never lets anyone in).
+    // A grant given, changed or removed here is listed and checked from the table on this
+    // instance at once. (A removal would be safe without it, since what is kept never lets
+    // anyone in, but the grantee's list would still show the share until the notice.)
     this.received?.changing(granteeId);
     if (permissions.length === 0) await removeGrant(em, sharerId, granteeId);
     else await saveGrant(em, sharerId, granteeId, permissions, made);
